@@ -1,0 +1,148 @@
+// image.cpp — 8-bit gray/BGR images: decode, create, convert, resize, encode.
+#include "internal.hpp"
+
+#include <opencv2/imgcodecs.hpp>
+
+#include <atomic>
+#include <cstring>
+
+namespace akcv {
+
+namespace {
+std::atomic<uint64_t> g_next_serial{1};
+}
+
+ak_image *make_image(cv::Mat mat) {
+    if (!mat.isContinuous()) mat = mat.clone();
+    ak_image *image = new ak_image;
+    image->mat = std::move(mat);
+    image->serial = g_next_serial.fetch_add(1, std::memory_order_relaxed);
+    return image;
+}
+
+cv::Mat to_channels(const cv::Mat &src, int channels) {
+    if (src.channels() == channels) return src;
+    cv::Mat out;
+    if (channels == 1) {
+        cv::cvtColor(src, out, cv::COLOR_BGR2GRAY);
+    } else {
+        cv::cvtColor(src, out, cv::COLOR_GRAY2BGR);
+    }
+    return out;
+}
+
+}  // namespace akcv
+
+using namespace akcv;
+
+extern "C" {
+
+ak_status ak_image_read(const char *path, int channels, ak_image **out) {
+    static const char *fn = "ak_image_read";
+    return guarded(fn, [&]() -> ak_status {
+        if (!out) return fail(AK_ERR_ARGUMENT, fn, "out is NULL");
+        *out = nullptr;
+        if (ak_status s = check_channels(fn, channels)) return s;
+        if (ak_status s = check_readable_file(fn, path)) return s;
+        cv::Mat mat = cv::imread(path, channels == 1 ? cv::IMREAD_GRAYSCALE : cv::IMREAD_COLOR);
+        if (mat.empty()) return fail(AK_ERR_DECODE, fn, "cannot decode image: %s", path);
+        if (mat.depth() != CV_8U || mat.channels() != channels)
+            return fail(AK_ERR_DECODE, fn, "unexpected decoded format for %s", path);
+        *out = make_image(std::move(mat));
+        return AK_OK;
+    });
+}
+
+ak_status ak_image_create(int width, int height, int channels, const uint8_t *data, size_t stride,
+                          uint8_t fill, ak_image **out) {
+    static const char *fn = "ak_image_create";
+    return guarded(fn, [&]() -> ak_status {
+        if (!out) return fail(AK_ERR_ARGUMENT, fn, "out is NULL");
+        *out = nullptr;
+        if (ak_status s = check_channels(fn, channels)) return s;
+        if (ak_status s = check_size(fn, width, height)) return s;
+        const size_t row_bytes = static_cast<size_t>(width) * static_cast<size_t>(channels);
+        if (data && stride < row_bytes)
+            return fail(AK_ERR_ARGUMENT, fn, "stride %zu is smaller than a row (%zu bytes)", stride, row_bytes);
+        cv::Mat mat(height, width, CV_8UC(channels));
+        if (data) {
+            for (int y = 0; y < height; ++y)
+                std::memcpy(mat.ptr(y), data + static_cast<size_t>(y) * stride, row_bytes);
+        } else {
+            mat.setTo(cv::Scalar::all(fill));
+        }
+        *out = make_image(std::move(mat));
+        return AK_OK;
+    });
+}
+
+void ak_image_free(ak_image *image) { delete image; }
+
+void ak_image_info(const ak_image *image, int *width, int *height, int *channels) {
+    if (width) *width = image ? image->mat.cols : 0;
+    if (height) *height = image ? image->mat.rows : 0;
+    if (channels) *channels = image ? image->mat.channels() : 0;
+}
+
+const uint8_t *ak_image_pixels(const ak_image *image, size_t *stride) {
+    if (stride) *stride = image ? image->mat.step[0] : 0;
+    return image ? image->mat.data : nullptr;
+}
+
+ak_status ak_image_convert(const ak_image *image, int channels, ak_image **out) {
+    static const char *fn = "ak_image_convert";
+    return guarded(fn, [&]() -> ak_status {
+        if (!out) return fail(AK_ERR_ARGUMENT, fn, "out is NULL");
+        *out = nullptr;
+        if (ak_status s = check_image(fn, image, "image")) return s;
+        if (ak_status s = check_channels(fn, channels)) return s;
+        cv::Mat converted = to_channels(image->mat, channels);
+        // to_channels shares the data when nothing changes: the result must be a copy.
+        if (converted.data == image->mat.data) converted = converted.clone();
+        *out = make_image(std::move(converted));
+        return AK_OK;
+    });
+}
+
+ak_status ak_image_resize(const ak_image *image, int width, int height, ak_image **out) {
+    static const char *fn = "ak_image_resize";
+    return guarded(fn, [&]() -> ak_status {
+        if (!out) return fail(AK_ERR_ARGUMENT, fn, "out is NULL");
+        *out = nullptr;
+        if (ak_status s = check_image(fn, image, "image")) return s;
+        if (ak_status s = check_size(fn, width, height)) return s;
+        const cv::Mat &src = image->mat;
+        cv::Mat dst;
+        const bool shrink_x = width < src.cols, shrink_y = height < src.rows;
+        const bool grow_x = width > src.cols, grow_y = height > src.rows;
+        if (!shrink_x && !shrink_y && !grow_x && !grow_y) {
+            dst = src.clone();
+        } else if ((shrink_x || shrink_y) && (grow_x || grow_y)) {
+            // Shrinks one axis and grows the other: area-average the shrinking axis first, then
+            // interpolate the growing one, so that neither axis aliases nor blocks.
+            cv::Mat half;
+            cv::resize(src, half, cv::Size(shrink_x ? width : src.cols, shrink_y ? height : src.rows), 0, 0,
+                       cv::INTER_AREA);
+            cv::resize(half, dst, cv::Size(width, height), 0, 0, cv::INTER_LINEAR);
+        } else {
+            cv::resize(src, dst, cv::Size(width, height), 0, 0,
+                       (shrink_x || shrink_y) ? cv::INTER_AREA : cv::INTER_LINEAR);
+        }
+        *out = make_image(std::move(dst));
+        return AK_OK;
+    });
+}
+
+ak_status ak_image_write(const ak_image *image, const char *path) {
+    static const char *fn = "ak_image_write";
+    return guarded(fn, [&]() -> ak_status {
+        if (ak_status s = check_image(fn, image, "image")) return s;
+        if (!path || !*path) return fail(AK_ERR_ARGUMENT, fn, "path is NULL or empty");
+        if (!cv::haveImageWriter(path))
+            return fail(AK_ERR_ARGUMENT, fn, "no image encoder for the extension of %s", path);
+        if (!cv::imwrite(path, image->mat)) return fail(AK_ERR_IO, fn, "cannot write %s", path);
+        return AK_OK;
+    });
+}
+
+}  // extern "C"

@@ -1,0 +1,216 @@
+/*
+ * anchorkit_cv.h — the plain C boundary between AnchorKit (Swift) and OpenCV/Eigen (C++).
+ *
+ * Rules of this boundary:
+ *  - Opaque handles, POD structs, status codes. Nothing OpenCV-typed crosses it.
+ *  - Every C++ exception is caught inside; a failing call returns a non-zero `ak_status`
+ *    and leaves a one-line, human-readable message in `ak_last_error()` (thread-local).
+ *  - Calls are made per frame (or per batch), never per point.
+ *  - Images are 8-bit, 1 (gray) or 3 (BGR, OpenCV's channel order) channels, rows contiguous.
+ *  - Pixel coordinates follow OpenCV: origin at the top-left pixel's centre, x right, y down.
+ *  - 3x3 matrices are passed as 9 doubles in ROW-major order (OpenCV's cv::Mat order).
+ *  - Camera-space quantities here are in OpenCV's camera convention (+x right, +y down,
+ *    +z forward). The Swift side converts to ARKit's (+y up, looking along -z).
+ */
+#ifndef ANCHORKIT_CV_H
+#define ANCHORKIT_CV_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---------------------------------------------------------------- status */
+
+typedef enum {
+    AK_OK = 0,
+    AK_END_OF_STREAM = 1,  /* a reader has no more frames: not an error */
+    AK_ERR_ARGUMENT = 2,   /* a parameter is invalid (null, out of range, sizes disagree) */
+    AK_ERR_IO = 3,         /* a file cannot be opened, read or written */
+    AK_ERR_DECODE = 4,     /* a file exists but cannot be decoded (corrupt, unsupported) */
+    AK_ERR_OPENCV = 5,     /* OpenCV threw cv::Exception */
+    AK_ERR_INTERNAL = 6    /* any other C++ exception (e.g. std::bad_alloc) */
+} ak_status;
+
+/* The message of the last failing call on this thread ("" if none). Never NULL. */
+const char *ak_last_error(void);
+
+/* ---------------------------------------------------------------- images */
+
+typedef struct ak_image ak_image;
+
+/* Decodes an image file (PNG, JPEG, ...). `channels` is 1 (gray) or 3 (BGR). */
+ak_status ak_image_read(const char *path, int channels, ak_image **out);
+
+/* Makes an image of width x height x channels (1 or 3). If `data` is non-NULL it is copied
+ * (row stride `stride` bytes); otherwise the image is filled with `fill` (0..255). */
+ak_status ak_image_create(int width, int height, int channels, const uint8_t *data, size_t stride,
+                          uint8_t fill, ak_image **out);
+
+/* Releases an image; NULL is allowed. */
+void ak_image_free(ak_image *image);
+
+/* Width and height in pixels, channel count, and a pointer to the first row with its stride in
+ * bytes. The pointer stays valid until the image is freed. */
+void ak_image_info(const ak_image *image, int *width, int *height, int *channels);
+const uint8_t *ak_image_pixels(const ak_image *image, size_t *stride);
+
+/* A copy converted to `channels` (1 or 3). */
+ak_status ak_image_convert(const ak_image *image, int channels, ak_image **out);
+
+/* Resizes to width x height (INTER_AREA when shrinking, INTER_LINEAR when growing). */
+ak_status ak_image_resize(const ak_image *image, int width, int height, ak_image **out);
+
+/* Encodes to a file; the format follows the extension (.png, .jpg, ...). */
+ak_status ak_image_write(const ak_image *image, const char *path);
+
+/* ---------------------------------------------------------------- video */
+
+typedef struct ak_video_reader ak_video_reader;
+
+typedef struct {
+    int width, height;     /* pixels */
+    double fps;            /* frames per second as stored in the container (0 if unknown) */
+    int64_t frame_count;   /* as stored in the container (-1 if unknown); may be an estimate */
+} ak_video_info;
+
+/* Opens a video file with OpenCV's FFmpeg back end. Fails with AK_ERR_IO for a missing file and
+ * AK_ERR_DECODE when the file cannot be demuxed or its first frame cannot be decoded. */
+ak_status ak_video_reader_open(const char *path, ak_video_reader **out, ak_video_info *info);
+
+/* Decodes the next frame as BGR. Returns AK_END_OF_STREAM (with *out = NULL) after the last one. */
+ak_status ak_video_reader_read(ak_video_reader *reader, ak_image **out);
+
+void ak_video_reader_free(ak_video_reader *reader);
+
+typedef struct ak_video_writer ak_video_writer;
+
+/* Opens a video file for writing. `fourcc` is a 4-character code ("mp4v", "avc1", "MJPG");
+ * NULL picks "mp4v". Frames must be width x height, 1 or 3 channels. */
+ak_status ak_video_writer_open(const char *path, int width, int height, double fps, const char *fourcc,
+                               ak_video_writer **out);
+ak_status ak_video_writer_write(ak_video_writer *writer, const ak_image *frame);
+/* Finishes the file (writes the trailer) and frees the writer. */
+ak_status ak_video_writer_close(ak_video_writer *writer);
+
+/* ---------------------------------------------------------------- markers */
+
+/* Predefined dictionary ids are OpenCV's cv::aruco::PREDEFINED_DICTIONARY_NAME values
+ * (DICT_4X4_50 = 0 ... DICT_APRILTAG_36h11 = 20). */
+typedef struct ak_dictionary ak_dictionary;
+
+ak_status ak_dictionary_predefined(int predefined_id, ak_dictionary **out);
+/* Reads a custom dictionary from OpenCV's YAML form (nmarkers, markersize, marker_0 ...). */
+ak_status ak_dictionary_read(const char *path, ak_dictionary **out);
+void ak_dictionary_free(ak_dictionary *dictionary);
+/* Number of codes and bits per side (without the black border). */
+void ak_dictionary_info(const ak_dictionary *dictionary, int *marker_count, int *marker_bits);
+
+/* Draws marker `id` as a gray image: a `side_pixels`-wide black-bordered code centred in a white
+ * quiet zone `margin_pixels` wide on every side (total side = side + 2 * margin). */
+ak_status ak_marker_draw(const ak_dictionary *dictionary, int id, int side_pixels, int margin_pixels,
+                         ak_image **out);
+
+typedef enum {
+    AK_CORNER_REFINE_NONE = 0,
+    AK_CORNER_REFINE_SUBPIX = 1,
+    AK_CORNER_REFINE_CONTOUR = 2,
+    AK_CORNER_REFINE_APRILTAG = 3
+} ak_corner_refinement;
+
+typedef struct {
+    ak_corner_refinement corner_refinement; /* default SUBPIX */
+    int refinement_window;                  /* half-size in px for SUBPIX; default 5 */
+    double min_marker_perimeter_rate;       /* relative to the image's larger side; default 0.03 */
+    double max_marker_perimeter_rate;       /* default 4.0 */
+    double polygonal_approx_accuracy_rate;  /* default 0.03 */
+    int adaptive_thresh_win_size_min;       /* default 3 */
+    int adaptive_thresh_win_size_max;       /* default 23 */
+    int adaptive_thresh_win_size_step;      /* default 10 */
+    double error_correction_rate;           /* default 0.6 */
+} ak_marker_params;
+
+/* Fills OpenCV's defaults, except corner_refinement = SUBPIX. */
+void ak_marker_params_default(ak_marker_params *params);
+
+typedef struct ak_marker_detector ak_marker_detector;
+
+/* The detector keeps its own reference to the dictionary's codes. */
+ak_status ak_marker_detector_create(const ak_dictionary *dictionary, const ak_marker_params *params,
+                                    ak_marker_detector **out);
+void ak_marker_detector_free(ak_marker_detector *detector);
+
+typedef struct {
+    int id;
+    float corners[8]; /* x0,y0, x1,y1, x2,y2, x3,y3 in px: TL, TR, BR, BL of the canonical marker */
+} ak_marker_detection;
+
+/* Detects markers in one frame (gray or BGR). Writes at most `capacity` detections and sets
+ * *count to the number found (which may exceed capacity: call again with more room). */
+ak_status ak_marker_detector_detect(ak_marker_detector *detector, const ak_image *image,
+                                    ak_marker_detection *detections, int capacity, int *count);
+
+/* ---------------------------------------------------------------- camera & pose */
+
+typedef struct {
+    double fx, fy, cx, cy;    /* px */
+    double distortion[5];     /* OpenCV's k1, k2, p1, p2, k3 */
+} ak_camera;
+
+typedef struct {
+    int solutions;            /* 0, 1 or 2 */
+    double rotation[2][9];    /* camera_from_target, OpenCV camera convention, row-major */
+    double translation[2][3]; /* metres, OpenCV camera convention */
+    double error[2];          /* RMS reprojection error, px; solutions sorted by it, best first */
+} ak_square_pose;
+
+/* Pose of `count` square targets of side `side` metres from their 4 corners each (TL, TR, BR, BL
+ * as in ak_marker_detection.corners), with OpenCV's SOLVEPNP_IPPE_SQUARE. Both solutions of the
+ * planar ambiguity are returned. The target frame is OpenCV's marker frame: origin at the centre,
+ * +x toward the right edge, +y toward the top edge, +z out of the printed face; corners at
+ * (-s/2, s/2, 0), (s/2, s/2, 0), (s/2, -s/2, 0), (-s/2, -s/2, 0). */
+ak_status ak_solve_square_poses(const ak_camera *camera, double side, const float *corners, int count,
+                                ak_square_pose *poses);
+
+/* Projects `count` points (x, y, z, OpenCV camera convention, metres) to pixels with distortion. */
+ak_status ak_project_points(const ak_camera *camera, const double *points, int count, double *pixels);
+
+/* ---------------------------------------------------------------- synthetic rendering */
+
+/* A renderer accumulates several instants of one exposure (motion blur) of a stack of textured
+ * planes, then finishes the frame with lighting and sensor noise. Rendering is supersampled
+ * (anti-aliased edges, no aliasing of small textures). */
+typedef struct ak_renderer ak_renderer;
+
+typedef struct {
+    const ak_image *texture;   /* gray or BGR */
+    double homography[9];      /* texture px -> image px (row-major), at this instant */
+    double gain;               /* multiplies the texture's intensity (lighting on this plane) */
+} ak_layer;
+
+typedef struct {
+    double gain, bias;          /* out = gain * in + bias, in 0..255 units */
+    double noise_sigma;         /* Gaussian read noise, 0..255 units */
+    double shot_noise;          /* signal-dependent noise: sigma = shot_noise * sqrt(value) */
+    double vignetting;          /* 0 = none; corner brightness = 1 - vignetting */
+    uint64_t seed;              /* noise seed: the same seed gives the same frame */
+    int jpeg_quality;           /* 0 = none; else re-encode with this JPEG quality (artefacts) */
+} ak_finish_params;
+
+ak_status ak_renderer_create(int width, int height, int channels, int supersampling, ak_renderer **out);
+void ak_renderer_free(ak_renderer *renderer);
+/* Starts a new frame; the background is `background` (0..255 gray level). */
+ak_status ak_renderer_begin(ak_renderer *renderer, double background);
+/* Renders one instant: layers are painted in order (later ones occlude earlier ones), and the
+ * instant is added to the exposure with equal weight. */
+ak_status ak_renderer_add_instant(ak_renderer *renderer, const ak_layer *layers, int count);
+/* Averages the instants, applies lighting and noise, and returns the 8-bit frame. */
+ak_status ak_renderer_finish(ak_renderer *renderer, const ak_finish_params *params, ak_image **out);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

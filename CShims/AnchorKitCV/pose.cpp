@@ -1,0 +1,136 @@
+// pose.cpp — square-target poses (IPPE_SQUARE, both planar solutions) and point projection.
+#include "internal.hpp"
+
+#include <opencv2/calib3d.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+using namespace akcv;
+
+namespace {
+
+ak_status check_camera(const char *fn, const ak_camera *camera) {
+    if (!camera) return fail(AK_ERR_ARGUMENT, fn, "camera is NULL");
+    if (!std::isfinite(camera->fx) || !std::isfinite(camera->fy) || camera->fx <= 0 || camera->fy <= 0)
+        return fail(AK_ERR_ARGUMENT, fn, "fx and fy must be positive and finite, got %g, %g", camera->fx, camera->fy);
+    if (!std::isfinite(camera->cx) || !std::isfinite(camera->cy))
+        return fail(AK_ERR_ARGUMENT, fn, "cx and cy must be finite");
+    for (double k : camera->distortion)
+        if (!std::isfinite(k)) return fail(AK_ERR_ARGUMENT, fn, "distortion coefficients must be finite");
+    return AK_OK;
+}
+
+cv::Matx33d camera_matrix(const ak_camera &c) { return cv::Matx33d(c.fx, 0, c.cx, 0, c.fy, c.cy, 0, 0, 1); }
+
+cv::Matx<double, 1, 5> distortion(const ak_camera &c) {
+    return cv::Matx<double, 1, 5>(c.distortion[0], c.distortion[1], c.distortion[2], c.distortion[3], c.distortion[4]);
+}
+
+void clear_pose(ak_square_pose &p) {
+    p.solutions = 0;
+    for (int s = 0; s < 2; ++s) {
+        for (double &v : p.rotation[s]) v = 0;
+        for (double &v : p.translation[s]) v = 0;
+        p.error[s] = 0;
+    }
+}
+
+}  // namespace
+
+extern "C" {
+
+ak_status ak_solve_square_poses(const ak_camera *camera, double side, const float *corners, int count,
+                                ak_square_pose *poses) {
+    static const char *fn = "ak_solve_square_poses";
+    return guarded(fn, [&]() -> ak_status {
+        if (ak_status s = check_camera(fn, camera)) return s;
+        if (!std::isfinite(side) || side <= 0) return fail(AK_ERR_ARGUMENT, fn, "side must be positive, got %g", side);
+        if (count < 0) return fail(AK_ERR_ARGUMENT, fn, "count must be >= 0, got %d", count);
+        if (count == 0) return AK_OK;
+        if (!corners || !poses) return fail(AK_ERR_ARGUMENT, fn, "corners or poses is NULL");
+        for (int i = 0; i < 8 * count; ++i)
+            if (!std::isfinite(corners[i])) return fail(AK_ERR_ARGUMENT, fn, "corner coordinates must be finite (marker %d)", i / 8);
+
+        const double h = side / 2;
+        const std::vector<cv::Point3d> object = {{-h, h, 0}, {h, h, 0}, {h, -h, 0}, {-h, -h, 0}};
+        const cv::Matx33d K = camera_matrix(*camera);
+        const cv::Matx<double, 1, 5> dist = distortion(*camera);
+        std::vector<cv::Point2d> image(4);
+        std::vector<cv::Mat> rvecs, tvecs;
+        cv::Mat errors;
+
+        for (int m = 0; m < count; ++m) {
+            ak_square_pose &pose = poses[m];
+            clear_pose(pose);
+            for (int k = 0; k < 4; ++k) image[k] = cv::Point2d(corners[8 * m + 2 * k], corners[8 * m + 2 * k + 1]);
+            rvecs.clear();
+            tvecs.clear();
+            int n = 0;
+            try {
+                n = cv::solvePnPGeneric(object, image, K, dist, rvecs, tvecs, false, cv::SOLVEPNP_IPPE_SQUARE,
+                                        cv::noArray(), cv::noArray(), errors);
+            } catch (const cv::Exception &) {
+                // A degenerate quad (collinear or coincident corners) has no pose: 0 solutions,
+                // the other targets of the batch are still solved.
+                continue;
+            }
+            struct Solution {
+                cv::Matx33d R;
+                cv::Vec3d t;
+                double err;
+            };
+            Solution sol[2];
+            int kept = 0;
+            cv::Mat err64, r64, t64;
+            errors.convertTo(err64, CV_64F);
+            const int available = std::min({n, 2, static_cast<int>(rvecs.size()), static_cast<int>(tvecs.size())});
+            for (int s = 0; s < available; ++s) {
+                rvecs[s].convertTo(r64, CV_64F);
+                tvecs[s].convertTo(t64, CV_64F);
+                if (r64.total() != 3 || t64.total() != 3) continue;
+                const cv::Vec3d r(r64.ptr<double>()), t(t64.ptr<double>());
+                const double err = (s < static_cast<int>(err64.total())) ? err64.ptr<double>()[s]
+                                                                         : std::numeric_limits<double>::quiet_NaN();
+                if (!cv::checkRange(r) || !cv::checkRange(t) || !std::isfinite(err)) continue;
+                cv::Matx33d R;
+                cv::Rodrigues(r, R);
+                sol[kept++] = Solution{R, t, err};
+            }
+            if (kept == 2 && sol[1].err < sol[0].err) std::swap(sol[0], sol[1]);
+            pose.solutions = kept;
+            for (int s = 0; s < kept; ++s) {
+                for (int i = 0; i < 9; ++i) pose.rotation[s][i] = sol[s].R.val[i];  // Matx is row-major
+                for (int i = 0; i < 3; ++i) pose.translation[s][i] = sol[s].t[i];
+                pose.error[s] = sol[s].err;
+            }
+        }
+        return AK_OK;
+    });
+}
+
+ak_status ak_project_points(const ak_camera *camera, const double *points, int count, double *pixels) {
+    static const char *fn = "ak_project_points";
+    return guarded(fn, [&]() -> ak_status {
+        if (ak_status s = check_camera(fn, camera)) return s;
+        if (count < 0) return fail(AK_ERR_ARGUMENT, fn, "count must be >= 0, got %d", count);
+        if (count == 0) return AK_OK;
+        if (!points || !pixels) return fail(AK_ERR_ARGUMENT, fn, "points or pixels is NULL");
+        const cv::Mat object(count, 1, CV_64FC3, const_cast<double *>(points));
+        cv::Mat image(count, 1, CV_64FC2, pixels);  // written in place
+        const cv::Vec3d zero(0, 0, 0);
+        cv::projectPoints(object, zero, zero, camera_matrix(*camera), distortion(*camera), image);
+        if (image.data != reinterpret_cast<uchar *>(pixels))
+            CV_Error(cv::Error::StsInternal, "projectPoints reallocated its output");
+        // OpenCV divides by z without a check (z = 0 gives (fx*x+cx, ...), z < 0 a mirrored point):
+        // points on or behind the camera plane have no pixel, report NaN.
+        const double nan = std::numeric_limits<double>::quiet_NaN();
+        for (int i = 0; i < count; ++i) {
+            if (!(points[3 * i + 2] > 0)) pixels[2 * i] = pixels[2 * i + 1] = nan;
+        }
+        return AK_OK;
+    });
+}
+
+}  // extern "C"

@@ -1,0 +1,104 @@
+// status.cpp — the thread-local last error and the argument checks shared by all files.
+#include "internal.hpp"
+
+#include <cerrno>
+#include <cstdarg>
+#include <cstdio>
+#include <cstring>
+#include <sys/stat.h>
+
+namespace {
+
+// A fixed buffer: recording an error never allocates, so it cannot throw inside a catch block.
+constexpr size_t kMessageCapacity = 1024;
+thread_local char t_message[kMessageCapacity] = "";
+
+void flatten(char *s) noexcept {
+    // One line: control characters (newlines from cv::Exception::what(), paths, ...) become spaces,
+    // runs of spaces collapse, trailing spaces go.
+    char *out = s;
+    bool space = false;
+    for (const char *in = s; *in; ++in) {
+        char c = *in;
+        if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) c = ' ';
+        if (c == ' ') {
+            if (space || out == s) continue;
+            space = true;
+        } else {
+            space = false;
+        }
+        *out++ = c;
+    }
+    while (out > s && out[-1] == ' ') --out;
+    *out = '\0';
+}
+
+}  // namespace
+
+extern "C" const char *ak_last_error(void) { return t_message; }
+
+namespace akcv {
+
+ak_status fail(ak_status status, const char *fn, const char *fmt, ...) noexcept {
+    int n = std::snprintf(t_message, kMessageCapacity, "%s: ", fn ? fn : "anchorkit_cv");
+    if (n < 0) n = 0;
+    if (static_cast<size_t>(n) < kMessageCapacity) {
+        va_list args;
+        va_start(args, fmt);
+        std::vsnprintf(t_message + n, kMessageCapacity - static_cast<size_t>(n), fmt, args);
+        va_end(args);
+    }
+    flatten(t_message);
+    return status;
+}
+
+ak_status fail_opencv(const char *fn, const cv::Exception &e) noexcept {
+    // cv::Exception::what() is multi-line and starts with the build path; err + func is enough.
+    const char *err = e.err.empty() ? e.msg.c_str() : e.err.c_str();
+    const char *where = e.func.empty() ? "?" : e.func.c_str();
+    return fail(AK_ERR_OPENCV, fn, "OpenCV error %d in %s: %s", e.code, where, err);
+}
+
+ak_status check_channels(const char *fn, int channels) noexcept {
+    if (channels != 1 && channels != 3)
+        return fail(AK_ERR_ARGUMENT, fn, "channels must be 1 (gray) or 3 (BGR), got %d", channels);
+    return AK_OK;
+}
+
+ak_status check_size(const char *fn, int width, int height) noexcept {
+    if (width <= 0 || height <= 0)
+        return fail(AK_ERR_ARGUMENT, fn, "width and height must be positive, got %dx%d", width, height);
+    if (static_cast<int64_t>(width) * height > kMaxPixels)
+        return fail(AK_ERR_ARGUMENT, fn, "image too large: %dx%d (limit %lld pixels)", width, height,
+                    static_cast<long long>(kMaxPixels));
+    return AK_OK;
+}
+
+ak_status check_image(const char *fn, const ak_image *image, const char *what) noexcept {
+    if (!image) return fail(AK_ERR_ARGUMENT, fn, "%s is NULL", what);
+    if (image->mat.empty() || image->mat.depth() != CV_8U ||
+        (image->mat.channels() != 1 && image->mat.channels() != 3))
+        return fail(AK_ERR_ARGUMENT, fn, "%s is not an 8-bit 1- or 3-channel image", what);
+    return AK_OK;
+}
+
+ak_status check_readable_file(const char *fn, const char *path) noexcept {
+    if (!path) return fail(AK_ERR_ARGUMENT, fn, "path is NULL");
+    if (!*path) return fail(AK_ERR_ARGUMENT, fn, "path is empty");
+    struct stat st;
+    if (::stat(path, &st) != 0) {
+        int err = errno;
+        if (err == ENOENT || err == ENOTDIR) return fail(AK_ERR_IO, fn, "no such file: %s", path);
+        return fail(AK_ERR_IO, fn, "cannot access %s: %s", path, std::strerror(err));
+    }
+    if (S_ISDIR(st.st_mode)) return fail(AK_ERR_IO, fn, "is a directory, not a file: %s", path);
+    std::FILE *f = std::fopen(path, "rb");
+    if (!f) {
+        int err = errno;
+        return fail(AK_ERR_IO, fn, "cannot open %s: %s", path, std::strerror(err));
+    }
+    std::fclose(f);
+    return AK_OK;
+}
+
+}  // namespace akcv

@@ -1,0 +1,33 @@
+// swift-tools-version:5.9
+import PackageDescription
+
+let package = Package(
+    name: "AnchorKit",
+    products: [
+        .library(name: "AnchorKit", targets: ["AnchorKit"]),
+        .executable(name: "anchorkit", targets: ["anchorkit"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+    ],
+    targets: [
+        // OpenCV 4 (with contrib's aruco) and Eigen 3, found through pkg-config so that
+        // no unsafe flags are needed and the package can be a dependency of others.
+        .systemLibrary(
+            name: "COpenCV", path: "CShims/COpenCV", pkgConfig: "opencv4",
+            providers: [.apt(["libopencv-dev", "libopencv-contrib-dev"])]),
+        .systemLibrary(
+            name: "CEigen", path: "CShims/CEigen", pkgConfig: "eigen3",
+            providers: [.apt(["libeigen3-dev"])]),
+        // The thin C API over OpenCV: C++ inside, a plain C header at the boundary.
+        .target(
+            name: "AnchorKitCV", dependencies: ["COpenCV", "CEigen"], path: "CShims/AnchorKitCV"),
+        .target(name: "AnchorKit", dependencies: ["AnchorKitCV"], path: "Sources/AnchorKit"),
+        .executableTarget(
+            name: "anchorkit",
+            dependencies: ["AnchorKit", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            path: "Sources/anchorkit"),
+        .testTarget(name: "AnchorKitTests", dependencies: ["AnchorKit"], path: "Tests/AnchorKitTests"),
+    ],
+    cxxLanguageStandard: .cxx17
+)

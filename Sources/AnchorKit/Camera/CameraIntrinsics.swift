@@ -1,0 +1,152 @@
+import Foundation
+
+/// A pinhole camera with OpenCV's lens distortion, for images of `width` x `height` pixels.
+///
+/// Pixel coordinates follow OpenCV: origin at the top-left pixel's centre, x right, y down.
+/// Camera-space points given to or returned by ``project(_:)`` and ``unproject(_:depth:)`` use
+/// ARKit's convention (+y up, the camera looks along -z; see ``CameraConvention``).
+public struct CameraIntrinsics: Equatable, Sendable, Codable {
+    /// Image width and height in pixels.
+    public var width: Int
+    public var height: Int
+    /// Focal lengths in pixels.
+    public var fx: Double
+    public var fy: Double
+    /// Principal point in pixels.
+    public var cx: Double
+    public var cy: Double
+    /// OpenCV's distortion coefficients k1, k2, p1, p2, k3 (missing ones are 0).
+    public var distortion: [Double]
+
+    /// Makes intrinsics and validates them (see ``validate()``).
+    public init(width: Int, height: Int, fx: Double, fy: Double, cx: Double, cy: Double,
+                distortion: [Double] = []) throws {
+        self.width = width; self.height = height
+        self.fx = fx; self.fy = fy; self.cx = cx; self.cy = cy
+        self.distortion = distortion
+        try validate()
+    }
+
+    enum CodingKeys: String, CodingKey { case width, height, fx, fy, cx, cy, distortion }
+
+    public init(from decoder: Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        try self.init(
+            width: c.decode(Int.self, forKey: .width), height: c.decode(Int.self, forKey: .height),
+            fx: c.decode(Double.self, forKey: .fx), fy: c.decode(Double.self, forKey: .fy),
+            cx: c.decode(Double.self, forKey: .cx), cy: c.decode(Double.self, forKey: .cy),
+            distortion: c.decodeIfPresent([Double].self, forKey: .distortion) ?? [])
+    }
+
+    public func encode(to encoder: Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(width, forKey: .width); try c.encode(height, forKey: .height)
+        try c.encode(fx, forKey: .fx); try c.encode(fy, forKey: .fy)
+        try c.encode(cx, forKey: .cx); try c.encode(cy, forKey: .cy)
+        if !distortion.isEmpty { try c.encode(distortion, forKey: .distortion) }
+    }
+
+    /// Checks that the numbers describe a usable camera: positive size (at most 16384 px a side),
+    /// finite positive focal lengths, a principal point inside the image, and 0, 4 or 5 finite
+    /// distortion coefficients.
+    public func validate() throws {
+        func fail(_ why: String) -> IntrinsicsError { IntrinsicsError(message: why) }
+        guard width > 0, height > 0, width <= 16384, height <= 16384 else {
+            throw fail("image size \(width)x\(height) is not a usable camera size")
+        }
+        guard fx.isFinite, fy.isFinite, fx > 0, fy > 0 else { throw fail("focal lengths fx=\(fx) fy=\(fy) must be positive") }
+        guard cx.isFinite, cy.isFinite, cx >= -0.5, cy >= -0.5, cx <= Double(width) - 0.5, cy <= Double(height) - 0.5 else {
+            throw fail("principal point (\(cx), \(cy)) lies outside the \(width)x\(height) image")
+        }
+        guard [0, 4, 5].contains(distortion.count), distortion.allSatisfy(\.isFinite) else {
+            throw fail("distortion needs 4 or 5 finite numbers (k1, k2, p1, p2[, k3]), got \(distortion.count)")
+        }
+    }
+
+    /// Throws unless these intrinsics are for `width` x `height` frames.
+    public func checkMatches(width frameWidth: Int, height frameHeight: Int) throws {
+        guard frameWidth == width, frameHeight == height else {
+            throw IntrinsicsError(message: "intrinsics are for \(width)x\(height) images but the frames are \(frameWidth)x\(frameHeight)")
+        }
+    }
+
+    /// The five distortion coefficients, zero-padded.
+    public var distortion5: [Double] { (distortion + [0, 0, 0, 0, 0]).prefix(5).map { $0 } }
+
+    /// True if any distortion coefficient is non-zero.
+    public var hasDistortion: Bool { distortion.contains { $0 != 0 } }
+
+    /// The 3x3 camera matrix K (OpenCV convention).
+    public var matrix: Matrix3 {
+        Matrix3(rows: SIMD3(fx, 0, cx), SIMD3(0, fy, cy), SIMD3(0, 0, 1))
+    }
+
+    // MARK: Projection
+
+    /// Projects a point in ARKit camera space (metres; the camera looks along -z) to a pixel,
+    /// applying distortion. Returns nil for points not in front of the camera.
+    public func project(_ p: SIMD3<Double>) -> SIMD2<Double>? {
+        let q = CameraConvention.flipped(p)  // to OpenCV: +z forward
+        guard q.z > 1e-9 else { return nil }
+        let d = distort(SIMD2(q.x / q.z, q.y / q.z))
+        return SIMD2(fx * d.x + cx, fy * d.y + cy)
+    }
+
+    /// The ARKit-camera-space point at `depth` metres in front of the camera (along -z) that
+    /// projects to `pixel`, removing distortion.
+    public func unproject(_ pixel: SIMD2<Double>, depth: Double) -> SIMD3<Double> {
+        let n = undistort(SIMD2((pixel.x - cx) / fx, (pixel.y - cy) / fy))
+        return CameraConvention.flipped(SIMD3(n.x * depth, n.y * depth, depth))
+    }
+
+    /// OpenCV's distortion model on normalised coordinates (x/z, y/z, OpenCV convention).
+    func distort(_ n: SIMD2<Double>) -> SIMD2<Double> {
+        guard hasDistortion else { return n }
+        let k = distortion5
+        let r2 = n.x * n.x + n.y * n.y
+        let radial = 1 + k[0] * r2 + k[1] * r2 * r2 + k[4] * r2 * r2 * r2
+        let x = n.x * radial + 2 * k[2] * n.x * n.y + k[3] * (r2 + 2 * n.x * n.x)
+        let y = n.y * radial + k[2] * (r2 + 2 * n.y * n.y) + 2 * k[3] * n.x * n.y
+        return SIMD2(x, y)
+    }
+
+    /// Inverts ``distort(_:)`` by fixed-point iteration (as OpenCV's undistortPoints does).
+    func undistort(_ d: SIMD2<Double>) -> SIMD2<Double> {
+        guard hasDistortion else { return d }
+        var n = d
+        for _ in 0..<20 {
+            let e = distort(n) - d
+            n -= e
+            if length(e) < 1e-12 { break }
+        }
+        return n
+    }
+
+    // MARK: Projection matrix
+
+    /// The OpenGL-style projection matrix (column-major ``Transform``-like 4x4 as 16 numbers)
+    /// for a viewport equal to the image, mapping ARKit camera space to clip space with
+    /// normalised device coordinates x, y in [-1, 1] (y up) and z in [-1, 1] between
+    /// `zNear` and `zFar` (metres). Like `ARCamera.projectionMatrix(for: .landscapeRight, ...)`
+    /// for a viewport of the captured image's size. The pixel grid maps so that pixel centre
+    /// (u, v) lands at NDC ((2u + 1) / W - 1, 1 - (2v + 1) / H). Distortion is ignored.
+    public func projectionMatrix(zNear: Double = 0.001, zFar: Double = 1000) -> [Double] {
+        let w = Double(width), h = Double(height)
+        let a = 2 * fx / w, b = 2 * fy / h
+        let c = 1 - 2 * (cx + 0.5) / w      // x offset: column 2, row 0
+        let d = 2 * (cy + 0.5) / h - 1      // y offset: column 2, row 1
+        let e = -(zFar + zNear) / (zFar - zNear)
+        let f = -2 * zFar * zNear / (zFar - zNear)
+        // Column-major: each group of four is one column.
+        return [a, 0, 0, 0,
+                0, b, 0, 0,
+                c, d, e, -1,
+                0, 0, f, 0]
+    }
+}
+
+/// Intrinsics that cannot describe a usable camera, or that disagree with the frames.
+public struct IntrinsicsError: Error, CustomStringConvertible {
+    public let message: String
+    public var description: String { message }
+}

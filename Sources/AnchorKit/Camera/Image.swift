@@ -1,0 +1,88 @@
+import AnchorKitCV
+
+/// An 8-bit image owned by the OpenCV layer: 1 channel (gray) or 3 channels (BGR, OpenCV's
+/// order). Pixel coordinates: origin at the top-left pixel's centre, x right, y down.
+///
+/// Immutable once made, so it can be shared between threads.
+public final class Image: @unchecked Sendable {
+    let handle: OpaquePointer
+
+    /// Width in pixels.
+    public let width: Int
+    /// Height in pixels.
+    public let height: Int
+    /// 1 (gray) or 3 (BGR).
+    public let channels: Int
+
+    /// Takes ownership of a shim image handle.
+    init(taking handle: OpaquePointer) {
+        self.handle = handle
+        var w: Int32 = 0, h: Int32 = 0, c: Int32 = 0
+        ak_image_info(handle, &w, &h, &c)
+        width = Int(w); height = Int(h); channels = Int(c)
+    }
+
+    deinit { ak_image_free(handle) }
+
+    /// Runs a shim call that produces an image, and wraps its result.
+    static func make(_ context: @autoclosure () -> String = "",
+                     _ body: (UnsafeMutablePointer<OpaquePointer?>) -> ak_status) throws -> Image {
+        var out: OpaquePointer?
+        try NativeError.check(body(&out), context())
+        guard let out else { throw NativeError(kind: .internalError, message: "\(context()): no image returned") }
+        return Image(taking: out)
+    }
+
+    /// Decodes an image file (PNG, JPEG, ...) as gray (`channels: 1`) or BGR (`channels: 3`).
+    public convenience init(contentsOf path: String, channels: Int = 3) throws {
+        var out: OpaquePointer?
+        try NativeError.check(ak_image_read(path, Int32(channels), &out), path)
+        self.init(taking: out!)
+    }
+
+    /// An image filled with one gray level (0...255).
+    public static func filled(width: Int, height: Int, channels: Int = 3, value: UInt8) throws -> Image {
+        try make("image \(width)x\(height)") {
+            ak_image_create(Int32(width), Int32(height), Int32(channels), nil, 0, value, $0)
+        }
+    }
+
+    /// An image from tightly packed 8-bit pixels (`width * channels` bytes per row).
+    public static func fromPixels(_ pixels: [UInt8], width: Int, height: Int, channels: Int) throws -> Image {
+        try pixels.withUnsafeBufferPointer { buffer in
+            try make("image \(width)x\(height)") {
+                ak_image_create(Int32(width), Int32(height), Int32(channels), buffer.baseAddress,
+                                width * channels, 0, $0)
+            }
+        }
+    }
+
+    /// A copy with `channels` channels (1 gray, 3 BGR).
+    public func converted(toChannels channels: Int) throws -> Image {
+        if channels == self.channels { return self }
+        return try Image.make("convert") { ak_image_convert(handle, Int32(channels), $0) }
+    }
+
+    /// A resized copy (area averaging when shrinking).
+    public func resized(width: Int, height: Int) throws -> Image {
+        try Image.make("resize") { ak_image_resize(handle, Int32(width), Int32(height), $0) }
+    }
+
+    /// Encodes to a file whose extension names the format (.png, .jpg, ...).
+    public func write(to path: String) throws {
+        try NativeError.check(ak_image_write(handle, path), path)
+    }
+
+    /// Reads the pixels row by row. `body` receives the first row and the row stride in bytes.
+    public func withPixels<R>(_ body: (UnsafePointer<UInt8>, Int) throws -> R) rethrows -> R {
+        var stride = 0
+        let base = ak_image_pixels(handle, &stride)!
+        return try withExtendedLifetime(self) { try body(base, stride) }
+    }
+
+    /// The value of channel `channel` at pixel (x, y).
+    public func pixel(x: Int, y: Int, channel: Int = 0) -> UInt8 {
+        precondition(x >= 0 && x < width && y >= 0 && y < height && channel < channels)
+        return withPixels { base, stride in base[y * stride + x * channels + channel] }
+    }
+}

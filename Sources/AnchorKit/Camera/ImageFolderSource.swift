@@ -1,0 +1,36 @@
+import Foundation
+
+/// Frames stored as numbered image files, named by a printf pattern with one integer
+/// conversion (e.g. `frames/%06d.png`), numbered from 0 without gaps.
+public final class ImageFolderSource: FrameSource {
+    /// The pattern, resolved against the sequence folder.
+    public let pattern: String
+    public let framesPerSecond: Double
+    public let expectedFrameCount: Int?
+    private var next = 0
+
+    /// Opens a pattern; fails if frame 0 does not exist.
+    public init(pattern: String, framesPerSecond: Double) throws {
+        guard framesPerSecond.isFinite, framesPerSecond > 0 else {
+            throw InputError(pattern, "frames per second must be positive, got \(framesPerSecond)")
+        }
+        guard pattern.contains("%") else { throw InputError(pattern, "frame pattern needs a printf conversion such as %06d") }
+        self.pattern = pattern
+        self.framesPerSecond = framesPerSecond
+        var count = 0
+        while FileManager.default.fileExists(atPath: Self.path(pattern, count)) { count += 1 }
+        guard count > 0 else { throw InputError(Self.path(pattern, 0), "no such file (the sequence's first frame)") }
+        expectedFrameCount = count
+    }
+
+    static func path(_ pattern: String, _ index: Int) -> String {
+        String(format: pattern, index)
+    }
+
+    public func nextFrame() throws -> Frame? {
+        guard next < expectedFrameCount! else { return nil }
+        let image = try Image(contentsOf: Self.path(pattern, next), channels: 3)
+        defer { next += 1 }
+        return Frame(index: next, time: Double(next) / framesPerSecond, image: image)
+    }
+}

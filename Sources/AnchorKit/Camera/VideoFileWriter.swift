@@ -1,0 +1,61 @@
+import AnchorKitCV
+import Foundation
+
+/// Writes frames to a video file (mp4 by default, through OpenCV's FFmpeg back end). The file is
+/// written under a temporary name and renamed into place by ``finish()``, so a failed run
+/// leaves nothing behind.
+public final class VideoFileWriter {
+    /// Where the video ends up.
+    public let path: String
+    private let temporaryPath: String
+    private var writer: OpaquePointer?
+
+    /// Opens a writer for `width` x `height` frames at `framesPerSecond`. `codec` is a FourCC
+    /// ("avc1" for H.264, "mp4v" for MPEG-4 part 2).
+    public init(path: String, width: Int, height: Int, framesPerSecond: Double, codec: String = "avc1") throws {
+        let url = URL(fileURLWithPath: path)
+        let folder = url.deletingLastPathComponent().path
+        guard FileManager.default.fileExists(atPath: folder) else { throw InputError(path, "cannot write: folder \(folder) does not exist") }
+        self.path = path
+        temporaryPath = folder + "/.partial-\(getpid())-" + url.lastPathComponent
+        var out: OpaquePointer?
+        do {
+            try NativeError.check(ak_video_writer_open(temporaryPath, Int32(width), Int32(height), framesPerSecond, codec, &out))
+        } catch let e as NativeError {
+            try? FileManager.default.removeItem(atPath: temporaryPath)
+            throw InputError(path, "cannot write video: \(e.message)")
+        }
+        writer = out
+    }
+
+    deinit { discard() }
+
+    /// Appends a frame (gray or BGR, of the size given at opening).
+    public func write(_ image: Image) throws {
+        guard let writer else { throw InputError(path, "video already finished") }
+        do { try NativeError.check(ak_video_writer_write(writer, image.handle)) } catch let e as NativeError {
+            throw InputError(path, e.message)
+        }
+    }
+
+    /// Completes the file and moves it into place.
+    public func finish() throws {
+        guard let w = writer else { return }
+        writer = nil
+        do { try NativeError.check(ak_video_writer_close(w)) } catch let e as NativeError {
+            try? FileManager.default.removeItem(atPath: temporaryPath)
+            throw InputError(path, e.message)
+        }
+        try? FileManager.default.removeItem(atPath: path)
+        do { try FileManager.default.moveItem(atPath: temporaryPath, toPath: path) } catch {
+            try? FileManager.default.removeItem(atPath: temporaryPath)
+            throw InputError(path, "cannot move the finished video into place")
+        }
+    }
+
+    /// Drops the partial output.
+    public func discard() {
+        if let w = writer { _ = ak_video_writer_close(w); writer = nil }
+        try? FileManager.default.removeItem(atPath: temporaryPath)
+    }
+}

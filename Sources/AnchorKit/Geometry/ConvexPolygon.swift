@@ -1,0 +1,54 @@
+/// Area and intersection of convex polygons in the image plane (pixels).
+public enum ConvexPolygon {
+    /// The signed area (positive for counter-clockwise in x-right, y-up axes; for image axes
+    /// with y down, clockwise-looking polygons are positive).
+    public static func signedArea(_ p: [SIMD2<Double>]) -> Double {
+        guard p.count >= 3 else { return 0 }
+        var s = 0.0
+        for i in p.indices {
+            let a = p[i], b = p[(i + 1) % p.count]
+            s += a.x * b.y - b.x * a.y
+        }
+        return s / 2
+    }
+
+    /// The absolute area.
+    public static func area(_ p: [SIMD2<Double>]) -> Double { abs(signedArea(p)) }
+
+    /// The part of `subject` inside the convex `clip` polygon (Sutherland–Hodgman).
+    public static func clip(_ subject: [SIMD2<Double>], by clip: [SIMD2<Double>]) -> [SIMD2<Double>] {
+        guard clip.count >= 3 else { return [] }
+        let orientation: Double = signedArea(clip) >= 0 ? 1 : -1
+        var output = subject
+        for i in clip.indices {
+            let a = clip[i], b = clip[(i + 1) % clip.count]
+            let input = output
+            output = []
+            guard !input.isEmpty else { break }
+            func inside(_ p: SIMD2<Double>) -> Bool {
+                orientation * ((b.x - a.x) * (p.y - a.y) - (b.y - a.y) * (p.x - a.x)) >= 0
+            }
+            func intersection(_ p: SIMD2<Double>, _ q: SIMD2<Double>) -> SIMD2<Double> {
+                let d1 = (b.x - a.x) * (p.y - a.y) - (b.y - a.y) * (p.x - a.x)
+                let d2 = (b.x - a.x) * (q.y - a.y) - (b.y - a.y) * (q.x - a.x)
+                return p + (q - p) * (d1 / (d1 - d2))
+            }
+            for j in input.indices {
+                let p = input[j], q = input[(j + 1) % input.count]
+                switch (inside(p), inside(q)) {
+                case (true, true): output.append(q)
+                case (true, false): output.append(intersection(p, q))
+                case (false, true): output.append(intersection(p, q)); output.append(q)
+                case (false, false): break
+                }
+            }
+        }
+        return output
+    }
+
+    /// The image rectangle of a `width` x `height` image with pixel centres at integers.
+    public static func imageRectangle(width: Int, height: Int) -> [SIMD2<Double>] {
+        let w = Double(width) - 0.5, h = Double(height) - 0.5
+        return [SIMD2(-0.5, -0.5), SIMD2(w, -0.5), SIMD2(w, h), SIMD2(-0.5, h)]
+    }
+}

@@ -1,0 +1,64 @@
+import Foundation
+
+/// A file written under a temporary name beside its destination and renamed into place only
+/// when complete, so that a failed run never leaves a half-written output behind.
+public final class AtomicFile {
+    /// Where the file ends up.
+    public let destination: String
+    /// Where it is written meanwhile (same folder, so the rename is atomic).
+    public let temporaryPath: String
+    private let handle: FileHandle
+    private var buffer = Data()
+    private var finished = false
+
+    /// Creates the temporary file. Fails with a one-line error if the folder is not writable.
+    public init(destination: String) throws {
+        let url = URL(fileURLWithPath: destination)
+        let folder = url.deletingLastPathComponent().path
+        var isDir: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: folder, isDirectory: &isDir), isDir.boolValue else {
+            throw InputError(destination, "cannot write: folder \(folder) does not exist")
+        }
+        self.destination = destination
+        temporaryPath = folder + "/." + url.lastPathComponent + ".\(getpid()).tmp"
+        guard FileManager.default.createFile(atPath: temporaryPath, contents: nil),
+              let h = FileHandle(forWritingAtPath: temporaryPath) else {
+            throw InputError(destination, "cannot write: permission denied or read-only folder")
+        }
+        handle = h
+    }
+
+    deinit { if !finished { discard() } }
+
+    /// Appends bytes (buffered).
+    public func write(_ data: Data) throws {
+        buffer.append(data)
+        if buffer.count > 1 << 20 { try flush() }
+    }
+
+    private func flush() throws {
+        do { try handle.write(contentsOf: buffer) } catch {
+            throw InputError(destination, "write failed: \(error.localizedDescription)")
+        }
+        buffer.removeAll(keepingCapacity: true)
+    }
+
+    /// Writes what is buffered and renames the file into place.
+    public func commit() throws {
+        try flush()
+        try? handle.close()
+        finished = true
+        if FileManager.default.fileExists(atPath: destination) { try? FileManager.default.removeItem(atPath: destination) }
+        do { try FileManager.default.moveItem(atPath: temporaryPath, toPath: destination) } catch {
+            try? FileManager.default.removeItem(atPath: temporaryPath)
+            throw InputError(destination, "cannot move the finished file into place: \(error.localizedDescription)")
+        }
+    }
+
+    /// Deletes the temporary file (also done automatically when not committed).
+    public func discard() {
+        finished = true
+        try? handle.close()
+        try? FileManager.default.removeItem(atPath: temporaryPath)
+    }
+}

@@ -1,0 +1,64 @@
+import AnchorKitCV
+
+/// One marker found in an image: its id and its four corners in pixels (TL, TR, BR, BL of the
+/// dictionary's canonical orientation, OpenCV's order), refined to sub-pixel accuracy.
+public struct MarkerDetection: Equatable, Sendable {
+    public var id: Int
+    public var corners: [SIMD2<Double>]
+}
+
+/// Parameters of OpenCV's ArUco detector that matter in practice.
+public struct MarkerDetectionParameters: Sendable, Equatable {
+    /// How corners are refined.
+    public enum CornerRefinement: Int32, Sendable { case none = 0, subpixel = 1, contour = 2, aprilTag = 3 }
+
+    /// Default: sub-pixel refinement.
+    public var cornerRefinement: CornerRefinement = .subpixel
+    /// Half-size of the sub-pixel refinement window, pixels.
+    public var refinementWindow = 5
+    /// Smallest marker perimeter accepted, as a fraction of the image's larger side.
+    public var minimumPerimeterRate = 0.03
+
+    public init() {}
+}
+
+/// Finds the markers of one dictionary in images (a thin wrapper over OpenCV's ArUco detector).
+public final class MarkerDetector {
+    /// The dictionary searched for.
+    public let dictionary: MarkerDictionary
+    private let handle: OpaquePointer
+    private var buffer: [ak_marker_detection]
+
+    public init(dictionary: MarkerDictionary, parameters: MarkerDetectionParameters = MarkerDetectionParameters()) throws {
+        self.dictionary = dictionary
+        var p = ak_marker_params()
+        ak_marker_params_default(&p)
+        p.corner_refinement = ak_corner_refinement(rawValue: UInt32(parameters.cornerRefinement.rawValue))
+        p.refinement_window = Int32(parameters.refinementWindow)
+        p.min_marker_perimeter_rate = parameters.minimumPerimeterRate
+        var out: OpaquePointer?
+        try NativeError.check(ak_marker_detector_create(dictionary.handle, &p, &out), "marker detector")
+        handle = out!
+        buffer = Array(repeating: ak_marker_detection(), count: 64)
+    }
+
+    deinit { ak_marker_detector_free(handle) }
+
+    /// The markers in one image (one call across the C boundary per image).
+    public func detect(in image: Image) throws -> [MarkerDetection] {
+        var count: Int32 = 0
+        while true {
+            let capacity = Int32(buffer.count)
+            try NativeError.check(ak_marker_detector_detect(handle, image.handle, &buffer, capacity, &count), "marker detection")
+            if count <= capacity { break }
+            buffer = Array(repeating: ak_marker_detection(), count: Int(count))
+        }
+        return buffer.prefix(Int(count)).map { d in
+            let c = d.corners
+            return MarkerDetection(id: Int(d.id), corners: [
+                SIMD2(Double(c.0), Double(c.1)), SIMD2(Double(c.2), Double(c.3)),
+                SIMD2(Double(c.4), Double(c.5)), SIMD2(Double(c.6), Double(c.7)),
+            ])
+        }
+    }
+}

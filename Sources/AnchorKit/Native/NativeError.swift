@@ -1,0 +1,33 @@
+import AnchorKitCV
+
+/// An error reported by the OpenCV layer (the C shim), with its one-line message.
+public struct NativeError: Error, CustomStringConvertible, Equatable {
+    /// What kind of failure.
+    public enum Kind: Equatable, Sendable {
+        case invalidArgument, io, decode, opencv, internalError
+    }
+
+    /// The failure's kind.
+    public let kind: Kind
+    /// The shim's one-line message.
+    public let message: String
+
+    public var description: String { message }
+
+    /// Throws unless `status` is `AK_OK` (or `AK_END_OF_STREAM`, which the caller handles).
+    @discardableResult
+    static func check(_ status: ak_status, _ context: @autoclosure () -> String = "") throws -> ak_status {
+        if status == AK_OK || status == AK_END_OF_STREAM { return status }
+        let kind: Kind
+        switch status {
+        case AK_ERR_ARGUMENT: kind = .invalidArgument
+        case AK_ERR_IO: kind = .io
+        case AK_ERR_DECODE: kind = .decode
+        case AK_ERR_OPENCV: kind = .opencv
+        default: kind = .internalError
+        }
+        let detail = String(cString: ak_last_error())
+        let prefix = context()
+        throw NativeError(kind: kind, message: prefix.isEmpty ? detail : "\(prefix): \(detail)")
+    }
+}

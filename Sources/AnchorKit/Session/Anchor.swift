@@ -1,0 +1,104 @@
+/// Something tracked in the world: a printed marker, a reference image or a plane (ARAnchor).
+///
+/// Serialises to one entry of an anchor-stream line (../shared/FORMATS.md).
+public struct Anchor: Equatable, Sendable {
+    /// What kind of target an anchor stands for.
+    public enum Kind: String, Codable, Sendable {
+        case image, marker, plane
+    }
+
+    /// Stable id across frames: `marker/<dictionary>/<id>`, `image/<name>`, `plane/<n>`.
+    public var identifier: String
+    /// The anchor's kind.
+    public var kind: Kind
+    /// The marker id (as text) or the reference image's name.
+    public var name: String?
+    /// True when the target was seen in this frame; false keeps its last pose.
+    public var isTracked: Bool
+    /// `world_from_anchor`. Image and marker anchors: origin at the target's centre, +x toward
+    /// its right edge, +y out of the printed face, +z toward its bottom edge. Plane anchors:
+    /// +y along the normal.
+    public var transform: Transform
+    /// Physical size in metres: width along x, height (or depth) along z.
+    public var extent: SIMD2<Double>
+    /// Image and marker anchors: the target's corners in this frame's pixels (TL, TR, BR, BL as
+    /// in the reference image / the dictionary's canonical orientation).
+    public var corners: [SIMD2<Double>]?
+    /// Plane anchors: `horizontal` or `vertical`.
+    public var alignment: String?
+    /// Plane anchors: the boundary in the anchor's x-z plane, metres.
+    public var polygon: [SIMD2<Double>]?
+    /// Ground truth only: the fraction of the target's area in the frame and not occluded.
+    public var visible: Double?
+    /// Ground truth only (planes): the share of the image the plane covers.
+    public var coverage: Double?
+
+    public init(identifier: String, kind: Kind, name: String? = nil, isTracked: Bool, transform: Transform,
+                extent: SIMD2<Double>, corners: [SIMD2<Double>]? = nil, alignment: String? = nil,
+                polygon: [SIMD2<Double>]? = nil, visible: Double? = nil, coverage: Double? = nil) {
+        self.identifier = identifier; self.kind = kind; self.name = name; self.isTracked = isTracked
+        self.transform = transform; self.extent = extent; self.corners = corners
+        self.alignment = alignment; self.polygon = polygon; self.visible = visible; self.coverage = coverage
+    }
+}
+
+extension Anchor: Codable {
+    enum CodingKeys: String, CodingKey {
+        case identifier = "id", kind = "type", name, isTracked = "tracked", transform, extent, corners
+        case alignment, polygon, visible, coverage
+    }
+
+    public init(from decoder: Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        identifier = try c.decode(String.self, forKey: .identifier)
+        kind = try c.decode(Kind.self, forKey: .kind)
+        name = try c.decodeIfPresent(String.self, forKey: .name)
+        isTracked = try c.decode(Bool.self, forKey: .isTracked)
+        transform = try c.decodeTransform(forKey: .transform)
+        let e = try c.decode([Double].self, forKey: .extent)
+        guard e.count == 2 else {
+            throw DecodingError.dataCorruptedError(forKey: .extent, in: c, debugDescription: "extent needs 2 numbers")
+        }
+        extent = SIMD2(e[0], e[1])
+        corners = try c.decodePoints(forKey: .corners, count: 4)
+        alignment = try c.decodeIfPresent(String.self, forKey: .alignment)
+        polygon = try c.decodePoints(forKey: .polygon, count: nil)
+        visible = try c.decodeIfPresent(Double.self, forKey: .visible)
+        coverage = try c.decodeIfPresent(Double.self, forKey: .coverage)
+    }
+
+    public func encode(to encoder: Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(identifier, forKey: .identifier)
+        try c.encode(kind, forKey: .kind)
+        try c.encodeIfPresent(name, forKey: .name)
+        try c.encodeIfPresent(alignment, forKey: .alignment)
+        try c.encode(isTracked, forKey: .isTracked)
+        try c.encode(transform.columnMajor, forKey: .transform)
+        try c.encode([extent.x, extent.y], forKey: .extent)
+        try c.encodeIfPresent(corners?.map { [$0.x, $0.y] }, forKey: .corners)
+        try c.encodeIfPresent(polygon?.map { [$0.x, $0.y] }, forKey: .polygon)
+        try c.encodeIfPresent(visible, forKey: .visible)
+        try c.encodeIfPresent(coverage, forKey: .coverage)
+    }
+}
+
+extension KeyedDecodingContainer {
+    /// A rigid transform stored as 16 column-major numbers.
+    func decodeTransform(forKey key: Key) throws -> Transform {
+        let m = try decode([Double].self, forKey: key)
+        do { return try Transform(columnMajor: m) } catch let e as TransformError {
+            throw DecodingError.dataCorruptedError(forKey: key, in: self, debugDescription: e.description)
+        }
+    }
+
+    /// A list of [x, y] points, optionally of a fixed count.
+    func decodePoints(forKey key: Key, count: Int?) throws -> [SIMD2<Double>]? {
+        guard let raw = try decodeIfPresent([[Double]].self, forKey: key) else { return nil }
+        guard raw.allSatisfy({ $0.count == 2 && $0[0].isFinite && $0[1].isFinite }), count.map({ raw.count == $0 }) ?? true else {
+            throw DecodingError.dataCorruptedError(forKey: key, in: self,
+                debugDescription: "expected \(count.map(String.init) ?? "a list of") finite [x, y] points")
+        }
+        return raw.map { SIMD2($0[0], $0[1]) }
+    }
+}

@@ -1,0 +1,20 @@
+/// A target seen in one frame, with its pose relative to the camera.
+public struct TargetObservation: Sendable {
+    /// The anchor's stable id (e.g. `marker/DICT_4X4_50/7`).
+    public var identifier: String
+    public var kind: Anchor.Kind
+    public var name: String?
+    /// `arkitCamera_from_anchor`.
+    public var cameraFromAnchor: Transform
+    /// Physical size, metres (width along x, height along z).
+    public var extent: SIMD2<Double>
+    /// Corners in pixels (TL, TR, BR, BL).
+    public var corners: [SIMD2<Double>]?
+}
+
+/// Finds one kind of target in frames. Trackers keep whatever state they need between frames;
+/// the session turns their observations into anchors and events.
+public protocol AnchorTracker: AnyObject {
+    /// The targets seen in `frame`.
+    func observe(_ frame: Frame) throws -> [TargetObservation]
+}

@@ -1,0 +1,76 @@
+/// What a session reports for one processed frame (ARFrame): the camera and every known anchor,
+/// plus the events since the previous frame. Serialises to one anchor-stream line
+/// (../shared/FORMATS.md); events are not serialised.
+public struct FrameUpdate: Sendable {
+    /// 0-based frame index.
+    public var frame: Int
+    /// Seconds from the first frame.
+    public var time: Double
+    /// The camera's pose and tracking state.
+    public var camera: CameraState
+    /// Every anchor found so far; those not seen in this frame have `isTracked == false`.
+    public var anchors: [Anchor]
+    /// Anchors that appeared, changed, or disappeared in this frame.
+    public var events: AnchorEvents
+
+    public init(frame: Int, time: Double, camera: CameraState, anchors: [Anchor], events: AnchorEvents = AnchorEvents()) {
+        self.frame = frame; self.time = time; self.camera = camera; self.anchors = anchors; self.events = events
+    }
+
+    /// The anchor with this identifier, if listed.
+    public func anchor(_ identifier: String) -> Anchor? { anchors.first { $0.identifier == identifier } }
+}
+
+/// The ARSessionDelegate-style events of one frame.
+public struct AnchorEvents: Equatable, Sendable {
+    /// Anchors seen for the first time (session(_:didAdd:)).
+    public var added: [Anchor] = []
+    /// Anchors whose pose or tracked flag changed (session(_:didUpdate:)).
+    public var updated: [Anchor] = []
+    /// Anchors no longer listed (session(_:didRemove:)).
+    public var removed: [Anchor] = []
+
+    public init(added: [Anchor] = [], updated: [Anchor] = [], removed: [Anchor] = []) {
+        self.added = added; self.updated = updated; self.removed = removed
+    }
+
+    public var isEmpty: Bool { added.isEmpty && updated.isEmpty && removed.isEmpty }
+}
+
+extension FrameUpdate: Codable {
+    enum CodingKeys: String, CodingKey { case frame, time, camera, anchors }
+    enum CameraKeys: String, CodingKey { case transform, tracking, reason }
+
+    public init(from decoder: Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        frame = try c.decode(Int.self, forKey: .frame)
+        time = try c.decodeIfPresent(Double.self, forKey: .time) ?? 0
+        let cam = try c.nestedContainer(keyedBy: CameraKeys.self, forKey: .camera)
+        let transform = try cam.decodeTransform(forKey: .transform)
+        let tracking = try cam.decode(String.self, forKey: .tracking)
+        let reason = try cam.decodeIfPresent(TrackingState.Reason.self, forKey: .reason)
+        let state: TrackingState
+        switch tracking {
+        case "normal": state = .normal
+        case "notAvailable": state = .notAvailable
+        case "limited": state = .limited(reason ?? .initializing)
+        default:
+            throw DecodingError.dataCorruptedError(forKey: .tracking, in: cam,
+                debugDescription: "tracking must be notAvailable, limited or normal, not \"\(tracking)\"")
+        }
+        camera = CameraState(transform: transform, trackingState: state)
+        anchors = try c.decode([Anchor].self, forKey: .anchors)
+        events = AnchorEvents()
+    }
+
+    public func encode(to encoder: Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(frame, forKey: .frame)
+        try c.encode(time, forKey: .time)
+        var cam = c.nestedContainer(keyedBy: CameraKeys.self, forKey: .camera)
+        try cam.encode(camera.transform.columnMajor, forKey: .transform)
+        try cam.encode(camera.trackingState.name, forKey: .tracking)
+        try cam.encodeIfPresent(camera.trackingState.reason, forKey: .reason)
+        try c.encode(anchors, forKey: .anchors)
+    }
+}

@@ -1,0 +1,25 @@
+import AnchorKit
+import ArgumentParser
+import Foundation
+
+@main
+struct AnchorKitCLI: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "anchorkit",
+        abstract: "Find markers in recorded video, estimate their 6-DoF poses, and score them against ground truth.",
+        subcommands: [TrackCommand.self, ScoreCommand.self, SynthCommand.self])
+}
+
+/// Runs a command body; any error becomes one line on stderr and exit status 1.
+func reportingErrors(_ body: () throws -> Void) throws {
+    do {
+        try body()
+    } catch let e as ExitCode {
+        throw e
+    } catch let e as ValidationError {
+        throw e
+    } catch {
+        FileHandle.standardError.write(Data("anchorkit: error: \(describe(error))\n".utf8))
+        throw ExitCode.failure
+    }
+}

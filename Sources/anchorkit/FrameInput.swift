@@ -1,0 +1,48 @@
+import AnchorKit
+import Foundation
+
+/// What `track` reads: a sequence folder (with sequence.json), a video file, or a printf
+/// pattern of frame files, and the intrinsics and targets that go with it.
+struct FrameInput {
+    let source: FrameSource
+    let camera: CameraIntrinsics
+    let markers: [MarkerSet]
+    /// The first frame, already decoded (it was needed to learn the frame size).
+    let firstFrame: Frame?
+
+    init(input: String, cameraPath: String?, markerArguments: [String], fps: Double?) throws {
+        let fm = FileManager.default
+        var isDirectory: ObjCBool = false
+        let exists = fm.fileExists(atPath: input, isDirectory: &isDirectory)
+        var sequenceCamera: CameraIntrinsics?
+        var sequenceMarkers: [MarkerSet] = []
+        if exists && isDirectory.boolValue {
+            let sequence = try RecordedSequence(folder: input)
+            source = try sequence.openFrames()
+            sequenceCamera = sequence.description.camera
+            sequenceMarkers = sequence.description.markers ?? []
+        } else if input.contains("%") {
+            source = try ImageFolderSource(pattern: input, framesPerSecond: fps ?? 30)
+        } else if exists {
+            source = try VideoFileSource(path: input, framesPerSecond: fps)
+        } else {
+            throw InputError(input, "no such file or folder")
+        }
+        let first = try source.nextFrame()
+        firstFrame = first
+        if let cameraPath {
+            let size = first.map { ($0.image.width, $0.image.height) }
+            camera = try CameraIntrinsics.load(contentsOf: cameraPath, imageSize: size)
+        } else if let sequenceCamera {
+            camera = sequenceCamera
+        } else {
+            throw InputError(input, "no camera intrinsics: give --camera camera.json (or an OpenCV calibration .yml)")
+        }
+        if let first {
+            do { try camera.checkMatches(width: first.image.width, height: first.image.height) } catch let e as IntrinsicsError {
+                throw InputError(cameraPath ?? input, e.message)
+            }
+        }
+        markers = markerArguments.isEmpty ? sequenceMarkers : try markerArguments.map(MarkerSet.init(argument:))
+    }
+}

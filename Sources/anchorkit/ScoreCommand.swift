@@ -1,0 +1,37 @@
+import AnchorKit
+import ArgumentParser
+import Foundation
+
+struct ScoreCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "score",
+        abstract: "Score an anchor stream against a sequence's ground truth (metrics of FORMATS.md).")
+
+    @Argument(help: "The sequence folder (its sequence.json names the ground truth).")
+    var sequence: String
+
+    @Argument(help: "The anchor stream to score (.jsonl).")
+    var anchors: String
+
+    @Flag(help: "Print the metrics as JSON.")
+    var json = false
+
+    func run() throws {
+        try reportingErrors {
+            let recorded = try RecordedSequence(folder: sequence)
+            guard let truth = try recorded.groundTruth() else {
+                throw InputError(sequence + "/sequence.json", "names no groundTruth file")
+            }
+            let reported = try AnchorStreamReader.read(contentsOf: anchors)
+            let score = Scorer(camera: recorded.description.camera).score(reported: reported, truth: truth)
+            if json {
+                let encoder = JSONEncoder()
+                encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+                print(String(decoding: try encoder.encode(score), as: UTF8.self))
+            } else {
+                print("sequence: \(recorded.description.name)")
+                print(score.table)
+            }
+        }
+    }
+}

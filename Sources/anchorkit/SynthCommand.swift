@@ -1,0 +1,48 @@
+import AnchorKit
+import ArgumentParser
+import Foundation
+
+struct SynthCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "synth",
+        abstract: "Render a synthetic recorded sequence with exact ground truth (deterministic).")
+
+    @Argument(help: "The scene to render (see --list).")
+    var scene: String?
+
+    @Option(name: .shortAndLong, help: "The sequence folder to write (replaced if it exists).")
+    var output: String?
+
+    @Option(help: "How to store frames: images (PNG), video (mp4) or both.")
+    var storage: String = "images"
+
+    @Option(help: "Number of frames (default: the scene's).")
+    var frames: Int?
+
+    @Flag(help: "List the scenes.")
+    var list = false
+
+    @Flag(help: "No progress line.")
+    var quiet = false
+
+    func run() throws {
+        try reportingErrors {
+            if list {
+                MarkerScenes.names.forEach { print($0) }
+                return
+            }
+            guard let scene, let output else { throw ValidationError("give a scene name and -o FOLDER (or --list)") }
+            guard let storage = SequenceSynthesizer.FrameStorage(rawValue: storage) else {
+                throw ValidationError("--storage must be images, video or both")
+            }
+            if let frames, frames <= 0 || frames > 100_000 { throw ValidationError("--frames must be 1...100000") }
+            let description = try MarkerScenes.scene(named: scene, frameCount: frames)
+            let progress = ProgressLine("synth \(scene)", quiet: quiet)
+            try SequenceSynthesizer(storage: storage).write(description, to: output) { done, total in
+                progress.update(done: done, total: total)
+            }
+            progress.finish()
+            print("synth: \(description.frameCount) frames of \(scene) -> \(output)")
+        }
+    }
+}

@@ -1,0 +1,57 @@
+import AnchorKit
+import ArgumentParser
+import Foundation
+
+struct TrackCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "track",
+        abstract: "Track markers in a recorded sequence or video and write the anchor stream (JSON Lines).")
+
+    @Argument(help: "A sequence folder (with sequence.json), a video file, or a frame pattern such as frames/%06d.png.")
+    var input: String
+
+    @Option(help: "Camera intrinsics: camera.json or an OpenCV calibration YAML (overrides the sequence's).")
+    var camera: String?
+
+    @Option(name: .customLong("markers"), parsing: .upToNextOption,
+            help: "Marker families DICTIONARY:SIZE_METRES[:ID,ID...], e.g. DICT_4X4_50:0.08 (overrides the sequence's).")
+    var markers: [String] = []
+
+    @Option(help: "Frames per second, for videos without a rate or frame patterns (default 30).")
+    var fps: Double?
+
+    @Option(name: .shortAndLong, help: "Where to write the anchor stream (.jsonl).")
+    var output: String
+
+    @Flag(help: "No progress line.")
+    var quiet = false
+
+    func run() throws {
+        try reportingErrors {
+            let input = try FrameInput(input: self.input, cameraPath: camera, markerArguments: markers, fps: fps)
+            guard !input.markers.isEmpty else {
+                throw ValidationError("nothing to track: give --markers DICTIONARY:SIZE or a sequence.json with markers")
+            }
+            let session = try Session(configuration: Configuration(camera: input.camera, markers: input.markers))
+            let writer = try AnchorStreamWriter(path: output)
+            let progress = ProgressLine("track", quiet: quiet)
+            var frames = 0, observations = 0
+            var next = input.firstFrame
+            while let frame = next {
+                let update = try session.process(frame)
+                try writer.write(update)
+                frames += 1
+                observations += update.anchors.filter(\.isTracked).count
+                progress.update(done: frames, total: input.source.expectedFrameCount)
+                next = try input.source.nextFrame()
+            }
+            guard frames > 0 else { throw InputError(self.input, "no frames") }
+            try writer.finish()
+            progress.finish()
+            let anchors = Set((try? AnchorStreamReader.read(contentsOf: output))?.last?.anchors.map(\.identifier) ?? []).count
+            let rate = Double(frames) / max(progress.elapsed, 1e-9)
+            print("track: \(frames) frames, \(anchors) anchors, \(observations) tracked observations, "
+                  + String(format: "%.1f", rate) + " frames/s -> \(output)")
+        }
+    }
+}
