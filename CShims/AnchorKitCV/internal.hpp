@@ -37,7 +37,9 @@ struct ak_dictionary {
 
 struct ak_marker_detector {
     cv::Ptr<cv::aruco::Dictionary> dict;           // shared with the ak_dictionary it came from
-    cv::Ptr<cv::aruco::DetectorParameters> params;
+    cv::Ptr<cv::aruco::DetectorParameters> params;  // SUBPIX is done here, not by OpenCV (see markers.cpp)
+    bool subpix = false;
+    int subpix_window = 5;                          // the largest half-size; adapted per marker
     cv::Mat gray;                                   // reused BGR->gray buffer
     std::vector<std::vector<cv::Point2f>> corners;  // reused outputs
     std::vector<int> ids;
@@ -57,8 +59,11 @@ struct ak_video_writer {
 
 struct ak_renderer {
     int width = 0, height = 0, channels = 0, ss = 1;
-    cv::Mat accum;        // CV_32FC(channels), (width*ss) x (height*ss)
-    cv::Mat canvas;       // one instant, same size/type
+    // Both buffers hold values relative to the background: a pixel no layer touches stays 0, so an
+    // instant costs in proportion to its layers' footprint, not to the canvas size.
+    cv::Mat accum;        // CV_32FC(channels), (width*ss) x (height*ss): sum of instants - background
+    cv::Mat canvas;       // one instant - background; all zeros between instants
+    bool canvas_dirty = false;  // an instant failed midway: zero the canvas before the next one
     cv::Mat warped;       // scratch for one layer's warped texture (canvas-sized, used via ROI headers)
     int instants = 0;
     bool begun = false;

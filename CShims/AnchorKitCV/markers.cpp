@@ -1,6 +1,7 @@
 // markers.cpp — ArUco dictionaries, marker images and detection (OpenCV 4.6 contrib aruco).
 #include "internal.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <string>
 
@@ -40,6 +41,23 @@ ak_status validate_dictionary_yaml(const char *fn, const char *path, const cv::F
             return fail(AK_ERR_DECODE, fn, "%s: %s must contain only '0' and '1'", path, key.c_str());
     }
     return AK_OK;
+}
+
+// Corner refinement as OpenCV >= 4.7 does it (aruco_detector.cpp): the cornerSubPix half-window is
+// min(refinement_window, max(1, round(0.3 * module size))), the module size being the mean side of
+// the quad over markerSize + 2 border bits; criteria 50 iterations / 0.01 px.
+void refine_subpix(ak_marker_detector &det, const cv::Mat &gray) {
+    const int modules = det.dict->markerSize + 2 * det.params->markerBorderBits;
+    const cv::TermCriteria criteria(cv::TermCriteria::MAX_ITER | cv::TermCriteria::EPS,
+                                    det.params->cornerRefinementMaxIterations, det.params->cornerRefinementMinAccuracy);
+    for (std::vector<cv::Point2f> &quad : det.corners) {
+        if (quad.size() != 4) continue;
+        double perimeter = 0;
+        for (size_t k = 0; k < 4; ++k) perimeter += cv::norm(quad[k] - quad[(k + 1) % 4]);
+        const double module = perimeter / (4.0 * modules);
+        const int win = std::min(det.subpix_window, std::max(1, cvRound(0.3 * module)));
+        cv::cornerSubPix(gray, quad, cv::Size(win, win), cv::Size(-1, -1), criteria);
+    }
 }
 
 }  // namespace
@@ -193,6 +211,12 @@ ak_status ak_marker_detector_create(const ak_dictionary *dictionary, const ak_ma
         if (p.corner_refinement == AK_CORNER_REFINE_SUBPIX) {
             d.cornerRefinementMaxIterations = 50;
             d.cornerRefinementMinAccuracy = 0.01;
+            // OpenCV 4.6 runs cornerSubPix with a fixed window, which for small markers reaches the
+            // next marker's corners (up to ~5 px errors on the grid-board photo). We detect without
+            // refinement and refine here with OpenCV >= 4.7's rule (see refine_subpix).
+            d.cornerRefinementMethod = cv::aruco::CORNER_REFINE_NONE;
+            det->subpix = true;
+            det->subpix_window = p.refinement_window;
         }
         d.minMarkerPerimeterRate = p.min_marker_perimeter_rate;
         d.maxMarkerPerimeterRate = p.max_marker_perimeter_rate;
@@ -227,6 +251,8 @@ ak_status ak_marker_detector_detect(ak_marker_detector *detector, const ak_image
         detector->corners.clear();
         detector->ids.clear();
         cv::aruco::detectMarkers(*gray, detector->dict, detector->corners, detector->ids, detector->params);
+
+        if (detector->subpix) refine_subpix(*detector, *gray);
 
         const int found = static_cast<int>(detector->ids.size());
         if (detector->corners.size() != detector->ids.size())

@@ -6,13 +6,16 @@
 // x_ss = ss*x + (ss-1)/2, so that INTER_AREA's ss x ss block average at the end lands each block
 // exactly on its full-res pixel. All 3x3 algebra is done with Eigen.
 //
-// Per layer: the texture is sampled with INTER_LINEAR (BORDER_REPLICATE) from a pre-filtered level
-// whose texels are at most ~2 canvas pixels apart (anisotropic: factors of 2 along u and v chosen
-// separately — a "ripmap" — so an oblique plane is not blurred along its uncompressed axis), and is
-// composited with an analytic coverage: the product over the 4 projected edges of
-// clamp(0.5 + signed distance in canvas px, 0, 1). This is the "mask of ones warped with
-// INTER_LINEAR" idea, but with a 1-canvas-pixel edge ramp whatever the texture's magnification
-// (a warped mask's ramp is 1 texel wide, i.e. very soft for a magnified texture).
+// Per layer: the quad's bounding box is cut into 32-row bands trimmed to the quad, and those into
+// tiles. Each tile samples the texture with warpPerspective (INTER_LINEAR, BORDER_REPLICATE) from a
+// pre-filtered level (INTER_AREA, cached per texture) whose texels are at most ~2 canvas pixels
+// apart at that tile: levels are anisotropic (factors of 2 along u and v chosen separately — a
+// "ripmap" — so an oblique plane is not blurred along its uncompressed axis) and chosen per tile
+// (a floor receding to the horizon is not aliased far away nor blurred nearby). Tiles are
+// composited in parallel with an analytic coverage: the product over the 4 projected edges of
+// clamp(0.5 + signed distance in canvas px, 0, 1). This replaces "warp a mask of ones with
+// INTER_LINEAR", whose edge ramp is 1 texel wide (very soft for a magnified texture), with a
+// 1-canvas-pixel ramp whatever the magnification.
 #include "internal.hpp"
 
 #include <Eigen/Dense>
@@ -46,7 +49,8 @@ struct LayerPlan {
     const ak_image *texture = nullptr;
     Mat3 M;          // texture px -> canvas px
     Vec2 quad[4];    // projected texture corners (TL, TR, BR, BL of the texture), canvas px
-    cv::Rect roi;    // canvas pixels that can be touched
+    cv::Rect roi;    // canvas pixels that can be touched (bounding box)
+    std::vector<cv::Rect> bands;  // the parts of roi actually drawn (set by draw_layer)
     double gain = 1;
     bool visible = false;
 };
@@ -112,16 +116,17 @@ ak_status plan_layer(const char *fn, const ak_renderer &r, const ak_layer &layer
     return AK_OK;
 }
 
-// Downscale level exponent for a texture side of n texels whose projection is `len` canvas px
-// long: the smallest k with n / 2^k / len <= 2 (k = 0 unless shrunk by more than 2x).
-int level_for(double n, double len) {
-    if (!(len > 0)) return kMaxLevel;
-    const double shrink = n / len;
+// Downscale level exponent for a shrink of `shrink` texels per canvas pixel: the smallest k with
+// shrink / 2^k <= 2 (k = 0 unless the texture is shrunk by more than 2x).
+int level_for(double shrink) {
     if (!(shrink > 2)) return 0;
+    if (!std::isfinite(shrink)) return kMaxLevel;
     return std::min(kMaxLevel, static_cast<int>(std::floor(std::log2(shrink))));
 }
 
 int level_size(int n, int k) { return std::max(1, static_cast<int>(std::lround(std::ldexp(static_cast<double>(n), -k)))); }
+
+void store_level(ak_renderer &r, ak_renderer::TextureEntry &entry, int kx, int ky, const cv::Mat &level);
 
 // The texture converted to the renderer's channels as float, downscaled by 2^kx x 2^ky (INTER_AREA),
 // cached per texture serial within the renderer.
@@ -135,17 +140,30 @@ cv::Mat texture_level(ak_renderer &r, const ak_image &texture, int kx, int ky) {
     auto found = entry.levels.find({kx, ky});
     if (found != entry.levels.end()) return found->second;
 
-    cv::Mat base;
-    auto base_it = entry.levels.find({0, 0});
-    if (base_it != entry.levels.end()) {
-        base = base_it->second;
-    } else {
-        to_channels(texture.mat, r.channels).convertTo(base, CV_32F);
+    // Start from the smallest cached level that is at least as fine along both axes; the float
+    // base level itself is cached too (it is the source of all the others).
+    cv::Mat source;
+    int best = -1;
+    for (const auto &kv : entry.levels) {
+        const int sx = kv.first.first, sy = kv.first.second;
+        if (sx <= kx && sy <= ky && sx + sy > best) {
+            best = sx + sy;
+            source = kv.second;
+        }
     }
-    cv::Mat level = base;
+    if (source.empty()) {
+        to_channels(texture.mat, r.channels).convertTo(source, CV_32F);
+        if (kx != 0 || ky != 0) store_level(r, entry, 0, 0, source);
+    }
+    cv::Mat level = source;
     if (kx != 0 || ky != 0)
-        cv::resize(base, level, cv::Size(level_size(w, kx), level_size(h, ky)), 0, 0, cv::INTER_AREA);
+        cv::resize(source, level, cv::Size(level_size(w, kx), level_size(h, ky)), 0, 0, cv::INTER_AREA);
+    store_level(r, entry, kx, ky, level);
+    return level;
+}
 
+// Caches a level if it fits in the budget, first dropping textures not used in this frame.
+void store_level(ak_renderer &r, ak_renderer::TextureEntry &entry, int kx, int ky, const cv::Mat &level) {
     const size_t bytes = level.total() * level.elemSize();
     if (r.texture_bytes + bytes > kMaxCacheBytes) {
         // Make room by dropping textures not used in this frame.
@@ -164,37 +182,114 @@ cv::Mat texture_level(ak_renderer &r, const ak_image &texture, int kx, int ky) {
         entry.bytes += bytes;
         r.texture_bytes += bytes;
     }
-    return level;
 }
 
-void draw_layer(ak_renderer &r, const LayerPlan &plan) {
+// Horizontal bands of the layer's bounding box, each trimmed to the quad's x-extent (plus the
+// 1-pixel coverage ramp). Only these are warped and composited.
+std::vector<cv::Rect> make_bands(const LayerPlan &plan) {
+    constexpr int kBand = 32;
+    std::vector<cv::Rect> bands;
+    const Vec2 *q = plan.quad;
+    const int roi_x0 = plan.roi.x, roi_x1 = plan.roi.x + plan.roi.width;
+    for (int y0 = plan.roi.y; y0 < plan.roi.y + plan.roi.height; y0 += kBand) {
+        const int y1 = std::min(y0 + kBand, plan.roi.y + plan.roi.height);
+        // Pixel centres y0 ... y1-1, widened by the ramp: the quad's x-extent within [ya, yb] is
+        // attained on its boundary, i.e. on the edges clipped to the strip.
+        const double ya = y0 - 1.0, yb = y1;
+        double xmin = HUGE_VAL, xmax = -HUGE_VAL;
+        for (int k = 0; k < 4; ++k) {
+            Vec2 a = q[k], b = q[(k + 1) % 4];
+            if (a.y() > b.y()) std::swap(a, b);
+            if (b.y() < ya || a.y() > yb) continue;
+            const double dy = b.y() - a.y();
+            auto x_at = [&](double y) { return dy > 1e-12 ? a.x() + (b.x() - a.x()) * (y - a.y()) / dy : a.x(); };
+            const double xa = (a.y() >= ya) ? a.x() : x_at(ya);
+            const double xb = (b.y() <= yb) ? b.x() : x_at(yb);
+            xmin = std::min({xmin, xa, xb});
+            xmax = std::max({xmax, xa, xb});
+        }
+        if (!(xmax >= xmin)) continue;
+        const double xs = std::max<double>(roi_x0, std::floor(xmin) - 1);
+        const double xe = std::min<double>(roi_x1, std::ceil(xmax) + 2);
+        if (!(xe > xs)) continue;
+        bands.emplace_back(static_cast<int>(xs), y0, static_cast<int>(xe - xs), y1 - y0);
+    }
+    return bands;
+}
+
+// Level of detail (ripmap exponents along u and v) for the canvas rectangle `t`: the geometric mean
+// over a 3x3 grid of sample points of the texels per canvas pixel along u and v (|grad u|, |grad v|),
+// each sample taken at the nearest point of the texture (the plane is projective, so the scale
+// varies across a layer: a floor receding to the horizon gets finer levels near the camera).
+std::pair<int, int> tile_lod(const LayerPlan &plan, const Mat3 &Minv, double tex_w, double tex_h, const cv::Rect &t) {
+    const Mat3 &M = plan.M;
+    double sum_u = 0, sum_v = 0;
+    int n = 0;
+    for (int j = 0; j < 3; ++j) {
+        for (int i = 0; i < 3; ++i) {
+            const Vec3 c(t.x + (t.width - 1) * 0.5 * i, t.y + (t.height - 1) * 0.5 * j, 1);
+            const Vec3 p = Minv * c;
+            if (!(p.z() > 0)) continue;  // beyond the plane's horizon: not on the layer
+            const double u = std::clamp(p.x() / p.z(), -0.5, tex_w - 0.5);
+            const double v = std::clamp(p.y() / p.z(), -0.5, tex_h - 0.5);
+            // Forward Jacobian d(x, y)/d(u, v) at (u, v); its inverse's rows are grad u and grad v.
+            const Vec3 f = M * Vec3(u, v, 1);
+            const double x = f.x() / f.z(), y = f.y() / f.z();
+            Eigen::Matrix2d J;
+            J << (M(0, 0) - x * M(2, 0)) / f.z(), (M(0, 1) - x * M(2, 1)) / f.z(), (M(1, 0) - y * M(2, 0)) / f.z(),
+                (M(1, 1) - y * M(2, 1)) / f.z();
+            const double det = J.determinant();
+            if (!(std::abs(det) > 1e-300)) continue;
+            const Eigen::Matrix2d G = J.inverse();
+            sum_u += std::log2(std::max(G.row(0).norm(), 1e-9));
+            sum_v += std::log2(std::max(G.row(1).norm(), 1e-9));
+            ++n;
+        }
+    }
+    if (n == 0) return {0, 0};
+    return {level_for(std::exp2(sum_u / n)), level_for(std::exp2(sum_v / n))};
+}
+
+struct Tile {
+    cv::Rect rect;
+    std::pair<int, int> lod;
+};
+
+void draw_layer(ak_renderer &r, LayerPlan &plan) {
+    constexpr int kTileWidth = 64;
     const cv::Mat &tex = plan.texture->mat;
     const int w = tex.cols, h = tex.rows;
     const Vec2 *q = plan.quad;
+    const Mat3 Minv = plan.M.inverse();
 
-    // Anisotropic level from the mean projected length of the u edges (top, bottom) and v edges.
-    const double len_u = 0.5 * ((q[1] - q[0]).norm() + (q[2] - q[3]).norm());
-    const double len_v = 0.5 * ((q[3] - q[0]).norm() + (q[2] - q[1]).norm());
-    const cv::Mat level = texture_level(r, *plan.texture, level_for(w, len_u), level_for(h, len_v));
-
-    // level px -> texture px -> canvas px -> ROI px.
-    Mat3 T = Mat3::Identity();
-    T(0, 2) = -plan.roi.x;
-    T(1, 2) = -plan.roi.y;
-    const Mat3 W = T * plan.M * rescale(static_cast<double>(w) / level.cols, static_cast<double>(h) / level.rows);
-    cv::Mat Wcv;
-    cv::eigen2cv(W, Wcv);
-    cv::Mat warped = r.warped(cv::Rect(0, 0, plan.roi.width, plan.roi.height));
-    cv::warpPerspective(level, warped, Wcv, plan.roi.size(), cv::INTER_LINEAR, cv::BORDER_REPLICATE);
+    // Tiles: bands cut into 64-px pieces with their own level of detail; neighbours with the same
+    // level are merged so that one warpPerspective call covers them.
+    std::vector<Tile> tiles;
+    for (const cv::Rect &band : make_bands(plan)) {
+        for (int x0 = band.x; x0 < band.x + band.width; x0 += kTileWidth) {
+            const cv::Rect piece(x0, band.y, std::min(kTileWidth, band.x + band.width - x0), band.height);
+            const std::pair<int, int> lod = tile_lod(plan, Minv, w, h, piece);
+            if (!tiles.empty() && tiles.back().lod == lod && tiles.back().rect.y == piece.y &&
+                tiles.back().rect.x + tiles.back().rect.width == piece.x) {
+                tiles.back().rect.width += piece.width;
+            } else {
+                tiles.push_back(Tile{piece, lod});
+            }
+        }
+    }
+    // Fetch the levels up front: the cache is not thread-safe.
+    std::map<std::pair<int, int>, cv::Mat> levels;
+    for (const Tile &t : tiles)
+        if (!levels.count(t.lod)) levels[t.lod] = texture_level(r, *plan.texture, t.lod.first, t.lod.second);
 
     // Edge functions e_k(x, y) = a x + b y + c: signed distance (canvas px) to edge k, positive
     // inside, plus 0.5 so that clamp(e, 0, 1) is the pixel's coverage across that edge.
-    Vec2 centroid = 0.25 * (q[0] + q[1] + q[2] + q[3]);
+    const Vec2 centroid = 0.25 * (q[0] + q[1] + q[2] + q[3]);
     double ea[4], eb[4], ec[4];
     int edges = 0;
     for (int k = 0; k < 4; ++k) {
         const Vec2 &p0 = q[k], &p1 = q[(k + 1) % 4];
-        Vec2 d = p1 - p0;
+        const Vec2 d = p1 - p0;
         const double len = d.norm();
         if (!(len > 1e-12)) continue;  // collapsed edge (a triangle): the other edges bound it
         Vec2 n(-d.y() / len, d.x() / len);
@@ -206,29 +301,51 @@ void draw_layer(ak_renderer &r, const LayerPlan &plan) {
     }
 
     const int ch = r.channels;
-    const float gain = static_cast<float>(plan.gain);
-    for (int y = 0; y < plan.roi.height; ++y) {
-        const double cy = plan.roi.y + y;
-        double row[4];
-        for (int k = 0; k < edges; ++k) row[k] = eb[k] * cy + ec[k];
-        float *dst = r.canvas.ptr<float>(plan.roi.y + y) + static_cast<size_t>(plan.roi.x) * ch;
-        const float *src = warped.ptr<float>(y);
-        for (int x = 0; x < plan.roi.width; ++x, dst += ch, src += ch) {
-            const double cx = plan.roi.x + x;
-            double cov = 1;
-            for (int k = 0; k < edges; ++k) {
-                const double e = ea[k] * cx + row[k];
-                if (e <= 0) {
-                    cov = 0;
-                    break;
+    const float gain = static_cast<float>(plan.gain), bg = static_cast<float>(r.background);
+    cv::parallel_for_(cv::Range(0, static_cast<int>(tiles.size())), [&](const cv::Range &range) {
+        for (int i = range.start; i < range.end; ++i) {
+            const Tile &tile = tiles[static_cast<size_t>(i)];
+            const cv::Rect &rect = tile.rect;
+            const cv::Mat &level = levels.at(tile.lod);
+            // level px -> texture px -> canvas px -> tile px
+            Mat3 T = Mat3::Identity();
+            T(0, 2) = -rect.x;
+            T(1, 2) = -rect.y;
+            const Mat3 W = T * plan.M * rescale(static_cast<double>(w) / level.cols, static_cast<double>(h) / level.rows);
+            cv::Mat Wcv;
+            cv::eigen2cv(W, Wcv);
+            // The warp scratch is canvas-sized; disjoint tiles use disjoint parts of it.
+            cv::Mat warped = r.warped(rect);
+            cv::warpPerspective(level, warped, Wcv, rect.size(), cv::INTER_LINEAR, cv::BORDER_REPLICATE);
+
+            // The canvas holds (value - background):
+            // canvas' = canvas * (1 - m) + (gain * texture - background) * m.
+            for (int y = 0; y < rect.height; ++y) {
+                const double cy = rect.y + y;
+                double row[4];
+                for (int k = 0; k < edges; ++k) row[k] = eb[k] * cy + ec[k];
+                float *dst = r.canvas.ptr<float>(rect.y + y) + static_cast<size_t>(rect.x) * ch;
+                const float *src = warped.ptr<float>(y);
+                for (int x = 0; x < rect.width; ++x, dst += ch, src += ch) {
+                    const double cx = rect.x + x;
+                    double cov = 1;
+                    for (int k = 0; k < edges; ++k) {
+                        const double e = ea[k] * cx + row[k];
+                        if (e <= 0) {
+                            cov = 0;
+                            break;
+                        }
+                        if (e < 1) cov *= e;
+                    }
+                    if (cov <= 0) continue;
+                    const float m = static_cast<float>(cov), keep = 1.0f - m;
+                    for (int c = 0; c < ch; ++c) dst[c] = dst[c] * keep + (src[c] * gain - bg) * m;
                 }
-                if (e < 1) cov *= e;
             }
-            if (cov <= 0) continue;
-            const float m = static_cast<float>(cov), keep = 1.0f - m, mg = m * gain;
-            for (int c = 0; c < ch; ++c) dst[c] = dst[c] * keep + src[c] * mg;
         }
-    }
+    });
+    plan.bands.clear();
+    for (const Tile &t : tiles) plan.bands.push_back(t.rect);
 }
 
 uint64_t splitmix64(uint64_t x) {
@@ -265,6 +382,7 @@ ak_status ak_renderer_create(int width, int height, int channels, int supersampl
         r->canvas.create(big, CV_32FC(channels));
         r->warped.create(big, CV_32FC(channels));
         r->accum.setTo(cv::Scalar::all(0));
+        r->canvas.setTo(cv::Scalar::all(0));
         *out = r.release();
         return AK_OK;
     });
@@ -278,6 +396,10 @@ ak_status ak_renderer_begin(ak_renderer *renderer, double background) {
         if (!renderer) return fail(AK_ERR_ARGUMENT, fn, "renderer is NULL");
         if (!std::isfinite(background)) return fail(AK_ERR_ARGUMENT, fn, "background must be finite");
         renderer->accum.setTo(cv::Scalar::all(0));
+        if (renderer->canvas_dirty) {
+            renderer->canvas.setTo(cv::Scalar::all(0));
+            renderer->canvas_dirty = false;
+        }
         renderer->instants = 0;
         renderer->background = background;
         renderer->begun = true;
@@ -308,11 +430,26 @@ ak_status ak_renderer_add_instant(ak_renderer *renderer, const ak_layer *layers,
         for (int i = 0; i < count; ++i)
             if (ak_status s = plan_layer(fn, *renderer, layers[i], i, plans[static_cast<size_t>(i)])) return s;
 
-        renderer->canvas.setTo(cv::Scalar::all(renderer->background));
-        for (const LayerPlan &plan : plans)
-            if (plan.visible) draw_layer(*renderer, plan);
-        cv::add(renderer->accum, renderer->canvas, renderer->accum);
-        renderer->instants += 1;
+        ak_renderer &r = *renderer;
+        if (r.canvas_dirty) {
+            r.canvas.setTo(cv::Scalar::all(0));
+            r.canvas_dirty = false;
+        }
+        r.canvas_dirty = true;  // until the touched rectangles are zero again
+        for (LayerPlan &plan : plans)
+            if (plan.visible) draw_layer(r, plan);
+        // Move the instant into the exposure. Rectangles may overlap: the second pass over an
+        // overlap adds zeros, which is right.
+        for (const LayerPlan &plan : plans) {
+            if (!plan.visible) continue;
+            for (const cv::Rect &band : plan.bands) {
+                cv::Mat acc = r.accum(band), can = r.canvas(band);
+                cv::add(acc, can, acc);
+                can.setTo(cv::Scalar::all(0));
+            }
+        }
+        r.canvas_dirty = false;
+        r.instants += 1;
         return AK_OK;
     });
 }
@@ -340,10 +477,11 @@ ak_status ak_renderer_finish(ak_renderer *renderer, const ak_finish_params *para
         const int ch = r.channels;
         const cv::Size size(r.width, r.height);
         // Average of the instants, then the ss x ss box filter down to full resolution.
+        // (the buffers are relative to the background: add it back)
         if (r.ss == 1) {
-            r.accum.convertTo(r.small, CV_32F, 1.0 / r.instants);
+            r.accum.convertTo(r.small, CV_32F, 1.0 / r.instants, r.background);
         } else {
-            r.accum.convertTo(r.mean, CV_32F, 1.0 / r.instants);
+            r.accum.convertTo(r.mean, CV_32F, 1.0 / r.instants, r.background);
             cv::resize(r.mean, r.small, size, 0, 0, cv::INTER_AREA);
         }
 

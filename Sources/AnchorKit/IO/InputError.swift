@@ -15,7 +15,6 @@ public struct InputError: Error, CustomStringConvertible {
 
 /// A one-line description of any error, for command-line messages.
 public func describe(_ error: Error) -> String {
-    let text: String
-    if let e = error as? CustomStringConvertible { text = e.description } else { text = "\(error)" }
+    let text = (error as CustomStringConvertible).description
     return text.split(whereSeparator: \.isNewline).joined(separator: " ")
 }

@@ -2,17 +2,30 @@
 ///
 /// Per frame: one detection pass per dictionary, sub-pixel corners, and both IPPE_SQUARE pose
 /// hypotheses per marker. The planar two-fold ambiguity is resolved by the reprojection-error
-/// ratio when it is decisive; otherwise by temporal consistency (the hypothesis closest in
-/// rotation to the marker's recent pose), then by agreement with the unambiguous markers of the
-/// same frame, and last by the smaller error.
+/// ratio when it is decisive; otherwise by temporal consistency (the hypothesis nearest, in
+/// Mahalanobis distance, to the pose the marker's filter predicts), then by agreement with the
+/// unambiguous markers of the same frame, and last by the smaller error. Each marker's pose is
+/// then blended over time by a ``PoseFilter`` weighted by the measurement's own covariance
+/// (switch off with `parameters.filter = nil`); the reported corners are the detected ones.
 public final class MarkerTracker: AnchorTracker {
     /// Tuning of the ambiguity resolution.
     public struct Parameters: Sendable {
-        /// The second hypothesis is rejected outright when its error is this many times the
-        /// first's.
-        public var decisiveErrorRatio = 2.0
+        /// The second hypothesis is rejected outright when it explains the corners this much
+        /// worse: `Σ residual²` larger by this many times the corner variance (a likelihood
+        /// ratio test on 8 residuals; 9 is "three sigma"). Comparing errors by ratio alone is
+        /// unreliable when both are far below the noise.
+        public var decisiveChiSquare = 9.0
         /// A marker's previous pose guides the choice for this many frames.
         public var memoryFrames = 15
+        /// A marker id never reported before must be detected in this many consecutive frames
+        /// before its anchor is added: one-frame look-alikes in textured scenes (4x4 codes
+        /// match random quads now and then) are not reported. Sets that list their `ids` are
+        /// trusted from the first detection.
+        public var confirmationFrames = 2
+        /// Noise of detected corners, pixels (the floor of the per-marker estimate).
+        public var cornerSigma = 0.3
+        /// Temporal pose filter; nil reports each frame's own estimate.
+        public var filter: PoseFilter.Parameters? = PoseFilter.Parameters()
         public init() {}
     }
 
@@ -24,7 +37,11 @@ public final class MarkerTracker: AnchorTracker {
     private let families: [Family]
     private let camera: CameraIntrinsics
     private let parameters: Parameters
-    private var recent: [String: (frame: Int, pose: Transform)] = [:]
+    /// Per marker: the last frame it was seen in and its pose filter.
+    private var tracks: [String: (frame: Int, filter: PoseFilter)] = [:]
+    /// Ids detected but not yet confirmed: consecutive detections so far and the last frame.
+    private var candidates: [String: (count: Int, frame: Int)] = [:]
+    private var confirmed = Set<String>()
 
     /// A tracker for `markerSets`, seen by a camera with `camera` intrinsics.
     public init(markerSets: [MarkerSet], camera: CameraIntrinsics,
@@ -62,10 +79,17 @@ public final class MarkerTracker: AnchorTracker {
             for (size, group) in bySize.sorted(by: { $0.key < $1.key }) {
                 let hypotheses = try SquarePoseSolver.solve(corners: group.map(\.corners), side: size, camera: camera)
                 let identifiers = group.map { "marker/\(family.detector.dictionary.name)/\($0.id)" }
-                let chosen = resolveAmbiguity(hypotheses, identifiers: identifiers, frame: frame.index)
+                let measured = hypotheses.map { h in
+                    h.map { ($0, PoseUncertainty.covariance(
+                        of: $0.cameraFromAnchor, points: TargetConvention.corners(width: size, height: size), camera: camera,
+                        pixelSigma: max(parameters.cornerSigma, $0.reprojectionError))) }
+                }
+                let chosen = resolveAmbiguity(measured, identifiers: identifiers, frame: frame)
                 for (i, d) in group.enumerated() {
-                    guard let pose = chosen[i] else { continue }
-                    recent[identifiers[i]] = (frame.index, pose)
+                    guard let (measurement, covariance) = chosen[i] else { continue }
+                    let trusted = family.sets.first { $0.accepts(d.id) }?.ids != nil
+                    guard trusted || isConfirmed(identifiers[i], frame: frame.index) else { continue }
+                    let pose = filtered(identifiers[i], measurement, covariance, frame: frame)
                     observations.append(TargetObservation(
                         identifier: identifiers[i], kind: .marker, name: String(d.id), cameraFromAnchor: pose,
                         extent: SIMD2(size, size), corners: d.corners))
@@ -75,32 +99,80 @@ public final class MarkerTracker: AnchorTracker {
         return observations.sorted { $0.identifier < $1.identifier }
     }
 
+    /// Counts consecutive detections of a not-yet-reported id; true once it has enough.
+    private func isConfirmed(_ identifier: String, frame: Int) -> Bool {
+        if confirmed.contains(identifier) { return true }
+        let previous = candidates[identifier]
+        let count = previous.map { $0.frame == frame - 1 ? $0.count + 1 : 1 } ?? 1
+        candidates[identifier] = (count, frame)
+        guard count >= parameters.confirmationFrames else { return false }
+        confirmed.insert(identifier)
+        candidates[identifier] = nil
+        return true
+    }
+
+    /// The filter of a marker seen recently enough to predict it.
+    private func liveFilter(_ identifier: String, frame: Int) -> PoseFilter? {
+        guard let track = tracks[identifier], frame - track.frame <= parameters.memoryFrames else { return nil }
+        return track.filter
+    }
+
+    /// Blends a measurement into the marker's filter and returns the pose to report.
+    private func filtered(_ identifier: String, _ measurement: Transform, _ covariance: DenseMatrix?, frame: Frame) -> Transform {
+        guard let settings = parameters.filter, let covariance else {
+            tracks[identifier] = nil
+            return measurement
+        }
+        if var filter = liveFilter(identifier, frame: frame.index) {
+            let pose = filter.update(measurement, covariance: covariance, at: frame.time)
+            tracks[identifier] = (frame.index, filter)
+            return pose
+        }
+        tracks[identifier] = (frame.index, PoseFilter(pose: measurement, covariance: covariance, time: frame.time, parameters: settings))
+        return measurement
+    }
+
+    typealias Measurement = (hypothesis: PoseHypothesis, covariance: DenseMatrix?)
+
     /// Picks one hypothesis per marker (see the type's documentation).
-    private func resolveAmbiguity(_ hypotheses: [[PoseHypothesis]], identifiers: [String], frame: Int) -> [Transform?] {
-        var chosen = [Transform?](repeating: nil, count: hypotheses.count)
+    private func resolveAmbiguity(_ hypotheses: [[Measurement]], identifiers: [String], frame: Frame) -> [(Transform, DenseMatrix?)?] {
+        var chosen = [(Transform, DenseMatrix?)?](repeating: nil, count: hypotheses.count)
         var undecided: [Int] = []
         for (i, h) in hypotheses.enumerated() {
             guard let best = h.first else { continue }
-            if h.count == 1 || h[1].reprojectionError > parameters.decisiveErrorRatio * max(best.reprojectionError, 1e-3) {
-                chosen[i] = best.cameraFromAnchor
-            } else if let prior = recent[identifiers[i]], frame - prior.frame <= parameters.memoryFrames {
-                chosen[i] = h.min { angleBetween($0.cameraFromAnchor, prior.pose) < angleBetween($1.cameraFromAnchor, prior.pose) }!.cameraFromAnchor
+            if h.count == 1 || isDecisive(best.hypothesis.reprojectionError, h[1].hypothesis.reprojectionError) {
+                chosen[i] = (best.hypothesis.cameraFromAnchor, best.covariance)
+            } else if let filter = liveFilter(identifiers[i], frame: frame.index) {
+                let nearest = h.min { a, b in
+                    distance(filter, a, frame.time) < distance(filter, b, frame.time)
+                }!
+                chosen[i] = (nearest.hypothesis.cameraFromAnchor, nearest.covariance)
             } else {
                 undecided.append(i)
             }
         }
         // Markers of one scene usually share an orientation: follow the decided ones' normals.
-        let normals = chosen.compactMap { $0.map { $0.rotation.columns.1 } }
+        let normals = chosen.compactMap { $0.map { $0.0.rotation.columns.1 } }
         for i in undecided {
             let h = hypotheses[i]
-            if normals.isEmpty {
-                chosen[i] = h[0].cameraFromAnchor
-            } else {
+            var pick = h[0]
+            if !normals.isEmpty {
                 let mean = normals.reduce(SIMD3<Double>.zero, +)
-                chosen[i] = h.max { dot($0.cameraFromAnchor.rotation.columns.1, mean) < dot($1.cameraFromAnchor.rotation.columns.1, mean) }!.cameraFromAnchor
+                pick = h.max { dot($0.hypothesis.cameraFromAnchor.rotation.columns.1, mean) < dot($1.hypothesis.cameraFromAnchor.rotation.columns.1, mean) }!
             }
+            chosen[i] = (pick.hypothesis.cameraFromAnchor, pick.covariance)
         }
         return chosen
+    }
+
+    /// The likelihood-ratio test of the type's documentation (errors are RMS over 8 residuals).
+    private func isDecisive(_ best: Double, _ second: Double) -> Bool {
+        8 * (second * second - best * best) > parameters.decisiveChiSquare * parameters.cornerSigma * parameters.cornerSigma
+    }
+
+    private func distance(_ filter: PoseFilter, _ m: Measurement, _ time: Double) -> Double {
+        guard let c = m.covariance else { return angleBetween(filter.predicted(at: time), m.hypothesis.cameraFromAnchor) }
+        return filter.distance(of: m.hypothesis.cameraFromAnchor, covariance: c, at: time)
     }
 
     private func angleBetween(_ a: Transform, _ b: Transform) -> Double {

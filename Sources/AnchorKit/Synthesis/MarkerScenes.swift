@@ -106,8 +106,8 @@ public enum MarkerScenes {
         let markers = try [(1, SIMD3(-0.08, 0.001, 0.0), 0.2), (2, SIMD3(0.09, 0.001, 0.02), -0.4)]
             .map { try markerPlane(dictionary, id: $0.0, size: 0.10, pose: lying(at: $0.1, yaw: $0.2)) }
         let path = CameraPath(seed: 37, eye: { t in
-            SIMD3(0.12 * sin(2.4 * t), 0.55 + 0.05 * sin(1.7 * t), 0.3 + 0.06 * cos(2.0 * t))
-        }, lookAt: { t in SIMD3(0.09 * sin(2.4 * t + 0.6), 0, 0.01) })
+            SIMD3(0.14 * sin(3.0 * t), 0.55 + 0.05 * sin(1.7 * t), 0.3 + 0.06 * cos(2.0 * t))
+        }, lookAt: { t in SIMD3(0.09 * sin(3.0 * t + 0.6), 0, 0.01) })
         var scene = SyntheticScene(name: "markers-blur", camera: standardCamera(), frameCount: frameCount,
                                    planes: [table] + markers, path: path)
         scene.exposure = { _ in 1.0 / 30 }

@@ -44,7 +44,7 @@ public final class SceneRenderer {
                 layer.gain = l.gain
                 return layer
             }
-            try withExtendedLifetime(layers) {
+            _ = try withExtendedLifetime(layers) {
                 try NativeError.check(ak_renderer_add_instant(handle, &raw, Int32(raw.count)), "render")
             }
         }
