@@ -27,7 +27,9 @@ let package = Package(
             name: "anchorkit",
             dependencies: ["AnchorKit", .product(name: "ArgumentParser", package: "swift-argument-parser")],
             path: "Sources/anchorkit"),
-        .testTarget(name: "AnchorKitTests", dependencies: ["AnchorKit"], path: "Tests/AnchorKitTests"),
+        .testTarget(
+            name: "AnchorKitTests", dependencies: ["AnchorKit", "anchorkit"], path: "Tests/AnchorKitTests",
+            exclude: ["Fixtures"]),
     ],
     cxxLanguageStandard: .cxx17
 )

@@ -5,8 +5,7 @@
 // usage: apriltag_peer --frames DIR/frames/%06d.png --count N --fps F
 //                      --fx FX --fy FY --cx CX --cy CY
 //                      --tag ID:SIZE [--tag ID:SIZE ...]
-//                      [--decimate 1.0] [--threads 1] [--refine-edges 1]
-//                      [--corners raw|pinv] -o out.jsonl
+//                      [--decimate 1.0] [--threads 1] [--refine-edges 1] -o out.jsonl
 //
 // Conventions converted here (verified against groundtruth.jsonl; see README.md):
 //  * OpenCV's DICT_APRILTAG_36h11 marker <id> is apriltag's tag36h11 code <id>

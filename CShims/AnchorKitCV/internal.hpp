@@ -43,6 +43,7 @@ struct ak_marker_detector {
     cv::Mat gray;                                   // reused BGR->gray buffer
     std::vector<std::vector<cv::Point2f>> corners;  // reused outputs
     std::vector<int> ids;
+    uint64_t last_serial = 0;  // image of the results above: a retry with more capacity reuses them
 };
 
 struct ak_video_reader {
@@ -81,7 +82,7 @@ struct ak_renderer {
     size_t texture_bytes = 0;
 
     // finish() scratch
-    cv::Mat mean, small, noise, vignette, out8;
+    cv::Mat mean, small, noise, vignette;
     double vignette_amount = -1;
 };
 

@@ -243,16 +243,21 @@ ak_status ak_marker_detector_detect(ak_marker_detector *detector, const ak_image
         if (capacity < 0) return fail(AK_ERR_ARGUMENT, fn, "capacity must be >= 0, got %d", capacity);
         if (capacity > 0 && !detections) return fail(AK_ERR_ARGUMENT, fn, "detections is NULL but capacity is %d", capacity);
 
-        const cv::Mat *gray = &image->mat;
-        if (image->mat.channels() == 3) {
-            cv::cvtColor(image->mat, detector->gray, cv::COLOR_BGR2GRAY);
-            gray = &detector->gray;
+        // Images are immutable and serials unique: the same serial means the same pixels, so a call
+        // repeated with more capacity returns the previous results without detecting again.
+        if (image->serial == 0 || image->serial != detector->last_serial) {
+            detector->last_serial = 0;
+            const cv::Mat *gray = &image->mat;
+            if (image->mat.channels() == 3) {
+                cv::cvtColor(image->mat, detector->gray, cv::COLOR_BGR2GRAY);
+                gray = &detector->gray;
+            }
+            detector->corners.clear();
+            detector->ids.clear();
+            cv::aruco::detectMarkers(*gray, detector->dict, detector->corners, detector->ids, detector->params);
+            if (detector->subpix) refine_subpix(*detector, *gray);
+            detector->last_serial = image->serial;
         }
-        detector->corners.clear();
-        detector->ids.clear();
-        cv::aruco::detectMarkers(*gray, detector->dict, detector->corners, detector->ids, detector->params);
-
-        if (detector->subpix) refine_subpix(*detector, *gray);
 
         const int found = static_cast<int>(detector->ids.size());
         if (detector->corners.size() != detector->ids.size())

@@ -8,8 +8,8 @@
 //
 // Per layer: the quad's bounding box is cut into 32-row bands trimmed to the quad, and those into
 // tiles. Each tile samples the texture with warpPerspective (INTER_LINEAR, BORDER_REPLICATE) from a
-// pre-filtered level (INTER_AREA, cached per texture) whose texels are at most ~2 canvas pixels
-// apart at that tile: levels are anisotropic (factors of 2 along u and v chosen separately — a
+// pre-filtered level (INTER_AREA, cached per texture) with at most ~2 texels per canvas pixel at
+// that tile: levels are anisotropic (factors of 2 along u and v chosen separately — a
 // "ripmap" — so an oblique plane is not blurred along its uncompressed axis) and chosen per tile
 // (a floor receding to the horizon is not aliased far away nor blurred nearby). Tiles are
 // composited in parallel with an analytic coverage: the product over the 4 projected edges of

@@ -99,6 +99,10 @@ ak_status ak_video_writer_open(const char *path, int width, int height, double f
         *out = nullptr;
         if (!path || !*path) return fail(AK_ERR_ARGUMENT, fn, "path is NULL or empty");
         if (ak_status s = check_size(fn, width, height)) return s;
+        // OpenCV 4.6's FFmpeg writer silently drops the last column/row of odd-sized frames
+        // (4:2:0 chroma): refuse rather than write a file of another size.
+        if ((width | height) & 1)
+            return fail(AK_ERR_ARGUMENT, fn, "width and height must be even for video, got %dx%d", width, height);
         if (!std::isfinite(fps) || fps <= 0 || fps > 1000)
             return fail(AK_ERR_ARGUMENT, fn, "fps must be in (0, 1000], got %g", fps);
         const char *code = fourcc ? fourcc : "mp4v";

@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# Installs what AnchorKit needs on Debian (run as root, or with sudo available):
+# OpenCV 4.6 with contrib (aruco), Eigen, pkg-config, the photos the generator uses as
+# textures (opencv-doc), and the peer library of the marker benchmark (libapriltag-dev).
+set -euo pipefail
+packages=(libopencv-dev libopencv-contrib-dev libeigen3-dev pkg-config opencv-doc libapriltag-dev time)
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -eq 0 ]; then
+  echo "dependencies: all installed"
+  exit 0
+fi
+echo "dependencies: installing ${missing[*]}"
+sudo=""
+[ "$(id -u)" -eq 0 ] || sudo="sudo"
+export DEBIAN_FRONTEND=noninteractive
+$sudo apt-get update -q
+$sudo apt-get install -y -q --no-install-recommends "${missing[@]}"

@@ -1,0 +1,340 @@
+import Foundation
+import Testing
+@testable import AnchorKit
+
+/// The `anchorkit` command line: tracking and scoring the committed sequences, and one-line
+/// errors (with no output left behind) for bad input.
+@Suite("Command line")
+struct CLITests {
+    // MARK: Running the binary
+
+    struct Result {
+        let status: Int32
+        let stdout: String
+        let stderr: String
+        let timedOut: Bool
+        let signalled: Bool
+
+        var stderrLines: [Substring] { stderr.split(separator: "\n", omittingEmptySubsequences: true) }
+    }
+
+    /// The built `anchorkit` next to the test bundle (the test target depends on it).
+    static let binary: String? = {
+        let fm = FileManager.default
+        var starts = [URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent(),
+                      Bundle.main.bundleURL, Bundle.main.bundleURL.deletingLastPathComponent()]
+        for scratch in [".build-tests", ".build"] {
+            starts.append(URL(fileURLWithPath: Paths.repoRoot + "/" + scratch + "/debug"))
+        }
+        for start in starts {
+            var dir = start.standardizedFileURL
+            for _ in 0..<4 {
+                let candidate = dir.appendingPathComponent("anchorkit").path
+                var isDirectory: ObjCBool = false
+                if fm.fileExists(atPath: candidate, isDirectory: &isDirectory), !isDirectory.boolValue,
+                   fm.isExecutableFile(atPath: candidate) {
+                    return candidate
+                }
+                dir = dir.deletingLastPathComponent()
+            }
+        }
+        return nil
+    }()
+
+    /// Runs `anchorkit` with `arguments`; kills it after `timeout` seconds.
+    static func run(_ arguments: [String], timeout: Double = 60) async throws -> Result {
+        let binary = try #require(Self.binary, "anchorkit binary not found near \(CommandLine.arguments[0])")
+        let io = TemporaryFolder("anchorkit-cli-io")
+        let outPath = io.file("stdout"), errPath = io.file("stderr")
+        _ = FileManager.default.createFile(atPath: outPath, contents: nil)
+        _ = FileManager.default.createFile(atPath: errPath, contents: nil)
+        let out = try #require(FileHandle(forWritingAtPath: outPath))
+        let err = try #require(FileHandle(forWritingAtPath: errPath))
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: binary)
+        process.arguments = arguments
+        process.standardOutput = out
+        process.standardError = err
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+        let deadline = Date().addingTimeInterval(timeout)
+        var timedOut = false
+        while process.isRunning {
+            if Date() > deadline {
+                timedOut = true
+                process.terminate()
+                try await Task.sleep(for: .seconds(1))
+                if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+                break
+            }
+            try await Task.sleep(for: .milliseconds(25))
+        }
+        process.waitUntilExit()
+        try? out.close()
+        try? err.close()
+        let stdout = (try? String(contentsOfFile: outPath, encoding: .utf8)) ?? ""
+        let stderr = (try? String(contentsOfFile: errPath, encoding: .utf8)) ?? ""
+        return Result(status: process.terminationStatus, stdout: stdout, stderr: stderr, timedOut: timedOut,
+                      signalled: process.terminationReason == .uncaughtSignal)
+    }
+
+    /// Checks a failed run: non-zero exit (not a crash or a hang), exactly one stderr line that
+    /// starts with "anchorkit: error:" and mentions each of `mentions`, and an empty output folder.
+    static func expectCleanFailure(_ r: Result, mentions: [String], outputFolder: TemporaryFolder? = nil,
+                                   sourceLocation: SourceLocation = #_sourceLocation) {
+        #expect(!r.timedOut, "timed out", sourceLocation: sourceLocation)
+        #expect(!r.signalled, "killed by signal \(r.status)", sourceLocation: sourceLocation)
+        #expect(r.status != 0, "exit status 0; stdout: \(r.stdout)", sourceLocation: sourceLocation)
+        let lines = r.stderrLines
+        #expect(lines.count == 1, "stderr has \(lines.count) lines:\n\(r.stderr)", sourceLocation: sourceLocation)
+        let line = lines.last.map(String.init) ?? ""
+        #expect(line.hasPrefix("anchorkit: error:"), "stderr: \(r.stderr)", sourceLocation: sourceLocation)
+        for m in mentions {
+            #expect(line.contains(m), "error line \"\(line)\" does not mention \"\(m)\"", sourceLocation: sourceLocation)
+        }
+        if let outputFolder {
+            #expect(outputFolder.contents().isEmpty, "left in the output folder: \(outputFolder.contents())",
+                    sourceLocation: sourceLocation)
+        }
+    }
+
+    static let cameraJSON640 = #"{"width": 640, "height": 480, "fx": 525, "fy": 525, "cx": 319.5, "cy": 239.5}"#
+
+    // MARK: Success
+
+    @Test func binaryIsBuilt() {
+        #expect(Self.binary != nil, "anchorkit not found near \(CommandLine.arguments[0])")
+    }
+
+    @Test func trackAndScoreADataset() async throws {
+        let out = TemporaryFolder()
+        let output = out.file("anchors.jsonl")
+        let sequence = Paths.dataset("markers-aruco-table")
+        let r = try await Self.run(["track", sequence, "-o", output])
+        #expect(r.status == 0, "stderr: \(r.stderr)")
+        #expect(!r.stderr.contains("error"), "stderr: \(r.stderr)")
+        #expect(out.contents() == ["anchors.jsonl"])
+        let lines = try String(contentsOfFile: output, encoding: .utf8).split(separator: "\n")
+        #expect(lines.count == 120)
+        let updates = try AnchorStreamReader.read(contentsOf: output)
+        #expect(updates.map(\.frame) == Array(0..<120))
+        let summary = r.stdout.split(separator: "\n").filter { $0.hasPrefix("track: ") }
+        #expect(summary.count == 1, "stdout: \(r.stdout)")
+        #expect(summary.first?.hasPrefix("track: 120 frames, ") == true, "stdout: \(r.stdout)")
+        #expect(summary.first?.contains(output) == true)
+
+        let s = try await Self.run(["score", sequence, output])
+        #expect(s.status == 0, "stderr: \(s.stderr)")
+        #expect(s.stdout.contains("sequence: markers-aruco-table"))
+        for row in ["frames", "expected observations", "success @ 3 px", "success @ 5 px", "success @ 10 px",
+                    "false positives", "rotation error median (deg)", "translation error median (%)"] {
+            #expect(s.stdout.contains(row), "no \"\(row)\" row in:\n\(s.stdout)")
+        }
+        let frameRow = s.stdout.split(separator: "\n").first { $0.hasPrefix("frames") }
+        #expect(frameRow?.hasSuffix(" 120") == true, "\(frameRow ?? "")")
+
+        let j = try await Self.run(["score", "--json", sequence, output])
+        #expect(j.status == 0)
+        let score = try JSONDecoder().decode(Score.self, from: Data(j.stdout.utf8))
+        #expect(score.frames == 120)
+        #expect(score.successThresholds == [3, 5, 10])
+    }
+
+    @Test func scoreTheGroundTruthAgainstItself() async throws {
+        let sequence = Paths.dataset("markers-blur")
+        let r = try await Self.run(["score", sequence, sequence + "/groundtruth.jsonl"])
+        #expect(r.status == 0, "stderr: \(r.stderr)")
+        #expect(r.stdout.contains("100.0 %"))
+        #expect(r.stdout.split(separator: "\n").contains { $0.hasPrefix("false positives") && $0.hasSuffix(" 0") })
+    }
+
+    @Test func trackAFramePatternWithCameraAndMarkers() async throws {
+        // Frames rendered by the library, read through a printf pattern with --camera and --markers.
+        let work = TemporaryFolder()
+        try FileManager.default.createDirectory(atPath: work.file("frames"), withIntermediateDirectories: true)
+        let truth = try MarkerPoseTests.render(id: 7, cameraFromAnchor: MarkerPoseTests.poses[0].transform)
+        for i in 0..<3 { try truth.image.write(to: work.file(String(format: "frames/%06d.png", i))) }
+        let camera = try work.write("camera.json", Self.cameraJSON640)
+        let out = TemporaryFolder()
+        let r = try await Self.run(["track", work.file("frames/%06d.png"), "--camera", camera,
+                                    "--markers", "DICT_4X4_50:0.08", "-o", out.file("a.jsonl"), "--quiet"])
+        #expect(r.status == 0, "stderr: \(r.stderr)")
+        #expect(r.stderr.isEmpty, "--quiet prints nothing on stderr: \(r.stderr)")
+        #expect(r.stdout.hasPrefix("track: 3 frames, 1 anchors"), "\(r.stdout)")
+        let updates = try AnchorStreamReader.read(contentsOf: out.file("a.jsonl"))
+        #expect(updates.count == 3)
+        #expect(updates.last?.anchor("marker/DICT_4X4_50/7")?.isTracked == true)
+    }
+
+    // MARK: Bad input
+
+    @Test func missingInput() async throws {
+        let out = TemporaryFolder()
+        let input = TemporaryFolder().file("no-such-sequence")
+        let r = try await Self.run(["track", input, "-o", out.file("a.jsonl"), "--quiet"])
+        Self.expectCleanFailure(r, mentions: [input, "no such file"], outputFolder: out)
+    }
+
+    @Test func textFileNamedMP4() async throws {
+        let work = TemporaryFolder()
+        let fake = try work.write("clip.mp4", "this is not a video\n")
+        let camera = try work.write("camera.json", Self.cameraJSON640)
+        let out = TemporaryFolder()
+        let r = try await Self.run(["track", fake, "--camera", camera, "--markers", "DICT_4X4_50:0.08",
+                                    "-o", out.file("a.jsonl"), "--quiet"])
+        Self.expectCleanFailure(r, mentions: [fake], outputFolder: out)
+    }
+
+    @Test func truncatedVideo() async throws {
+        let work = TemporaryFolder()
+        let original = Paths.dataset("markers-blur")
+        for name in ["sequence.json", "groundtruth.jsonl"] {
+            try FileManager.default.copyItem(atPath: original + "/" + name, toPath: work.file(name))
+        }
+        let video = try #require(FileManager.default.contents(atPath: original + "/video.mp4"))
+        try video.prefix(video.count / 2).write(to: URL(fileURLWithPath: work.file("video.mp4")))
+        let out = TemporaryFolder()
+        let r = try await Self.run(["track", work.path, "-o", out.file("a.jsonl"), "--quiet"])
+        Self.expectCleanFailure(r, mentions: [work.file("video.mp4")], outputFolder: out)
+    }
+
+    @Test func truncatedVideoWithItsIndex() async throws {
+        // Cut after a front index: the video opens and runs out of frames part-way.
+        let work = TemporaryFolder()
+        let original = Paths.dataset("markers-blur")
+        for name in ["sequence.json", "groundtruth.jsonl"] {
+            try FileManager.default.copyItem(atPath: original + "/" + name, toPath: work.file(name))
+        }
+        let bytes = try #require(FileManager.default.contents(atPath: original + "/video.mp4"))
+        let video = try #require(MP4.faststart(bytes))
+        try video.prefix(video.count / 2).write(to: URL(fileURLWithPath: work.file("video.mp4")))
+        let out = TemporaryFolder()
+        let r = try await Self.run(["track", work.path, "-o", out.file("a.jsonl"), "--quiet"])
+        Self.expectCleanFailure(r, mentions: [work.file("video.mp4"), "truncated"], outputFolder: out)
+    }
+
+    @Test func framePatternWithoutANumber() async throws {
+        // "%%" is a literal percent sign: the pattern names one file, not a numbered series.
+        let work = TemporaryFolder()
+        try Image.filled(width: 640, height: 480, value: 120).write(to: work.file("still%.png"))
+        let camera = try work.write("camera.json", Self.cameraJSON640)
+        let out = TemporaryFolder()
+        let r = try await Self.run(["track", work.file("still%%.png"), "--camera", camera, "--markers", "DICT_4X4_50:0.08",
+                                    "-o", out.file("a.jsonl"), "--quiet"], timeout: 20)
+        Self.expectCleanFailure(r, mentions: [work.file("still%%.png")], outputFolder: out)
+    }
+
+    @Test func unknownDictionary() async throws {
+        let out = TemporaryFolder()
+        let r = try await Self.run(["track", Paths.dataset("markers-blur"), "--markers", "DICT_9X9_1:0.1",
+                                    "-o", out.file("a.jsonl"), "--quiet"])
+        Self.expectCleanFailure(r, mentions: ["DICT_9X9_1"], outputFolder: out)
+    }
+
+    @Test(arguments: ["DICT_4X4_50", "DICT_4X4_50:big", "DICT_4X4_50:-0.1", "DICT_4X4_50:0.1:a,b"])
+    func malformedMarkersArgument(_ argument: String) async throws {
+        let out = TemporaryFolder()
+        let r = try await Self.run(["track", Paths.dataset("markers-blur"), "--markers", argument,
+                                    "-o", out.file("a.jsonl"), "--quiet"])
+        Self.expectCleanFailure(r, mentions: [argument], outputFolder: out)
+    }
+
+    @Test func malformedSequenceJSON() async throws {
+        let work = TemporaryFolder()
+        let path = try work.write("sequence.json", #"{"name": "broken", "fps": 30, "video": "#)
+        let out = TemporaryFolder()
+        let r = try await Self.run(["track", work.path, "-o", out.file("a.jsonl"), "--quiet"])
+        Self.expectCleanFailure(r, mentions: [path, "JSON"], outputFolder: out)
+    }
+
+    @Test func malformedCameraJSON() async throws {
+        let work = TemporaryFolder()
+        let camera = try work.write("camera.json", #"{"width": 640, "height": 480, "fx": 525,"#)
+        let out = TemporaryFolder()
+        let r = try await Self.run(["track", Paths.dataset("markers-blur"), "--camera", camera,
+                                    "-o", out.file("a.jsonl"), "--quiet"])
+        Self.expectCleanFailure(r, mentions: [camera, "JSON"], outputFolder: out)
+    }
+
+    @Test func intrinsicsForAnotherFrameSize() async throws {
+        let work = TemporaryFolder()
+        let camera = try work.write("camera.json", #"{"width": 320, "height": 240, "fx": 262.5, "fy": 262.5, "cx": 159.5, "cy": 119.5}"#)
+        let out = TemporaryFolder()
+        let r = try await Self.run(["track", Paths.dataset("markers-blur"), "--camera", camera,
+                                    "-o", out.file("a.jsonl"), "--quiet"])
+        Self.expectCleanFailure(r, mentions: [camera, "320x240", "640x480"], outputFolder: out)
+    }
+
+    @Test func emptyPNGFrame() async throws {
+        let work = TemporaryFolder()
+        try work.write("frames/000000.png", "")
+        let camera = try work.write("camera.json", Self.cameraJSON640)
+        let out = TemporaryFolder()
+        let r = try await Self.run(["track", work.file("frames/%06d.png"), "--camera", camera,
+                                    "--markers", "DICT_4X4_50:0.08", "-o", out.file("a.jsonl"), "--quiet"])
+        Self.expectCleanFailure(r, mentions: [work.file("frames/000000.png")], outputFolder: out)
+    }
+
+    @Test func emptyPNGFrameAfterGoodOnes() async throws {
+        // A bad frame in the middle: the run fails and the partial output is not left behind.
+        let work = TemporaryFolder()
+        try FileManager.default.createDirectory(atPath: work.file("frames"), withIntermediateDirectories: true)
+        let gray = try Image.filled(width: 640, height: 480, value: 120)
+        for i in 0..<2 { try gray.write(to: work.file(String(format: "frames/%06d.png", i))) }
+        try work.write("frames/000002.png", "")
+        let camera = try work.write("camera.json", Self.cameraJSON640)
+        let out = TemporaryFolder()
+        let r = try await Self.run(["track", work.file("frames/%06d.png"), "--camera", camera,
+                                    "--markers", "DICT_4X4_50:0.08", "-o", out.file("a.jsonl"), "--quiet"])
+        Self.expectCleanFailure(r, mentions: [work.file("frames/000002.png")], outputFolder: out)
+    }
+
+    @Test func enormousPNGFrame() async throws {
+        let work = TemporaryFolder()
+        try FileManager.default.createDirectory(atPath: work.file("frames"), withIntermediateDirectories: true)
+        try FileManager.default.copyItem(atPath: Paths.fixtures + "/enormous.png", toPath: work.file("frames/000000.png"))
+        let camera = try work.write("camera.json",
+                                    #"{"width": 12000, "height": 12000, "fx": 9000, "fy": 9000, "cx": 5999.5, "cy": 5999.5}"#)
+        let out = TemporaryFolder()
+        let started = Date()
+        let r = try await Self.run(["track", work.file("frames/%06d.png"), "--camera", camera,
+                                    "--markers", "DICT_4X4_50:0.08", "-o", out.file("a.jsonl"), "--quiet"], timeout: 60)
+        Self.expectCleanFailure(r, mentions: [work.file("frames/000000.png"), "large"], outputFolder: out)
+        print("enormous PNG: exit \(r.status) after \(String(format: "%.1f", Date().timeIntervalSince(started))) s; stderr: \(r.stderr)")
+    }
+
+    @Test func outputInAMissingFolder() async throws {
+        let out = TemporaryFolder()
+        let output = out.file("missing/anchors.jsonl")
+        let r = try await Self.run(["track", Paths.dataset("markers-blur"), "-o", output, "--quiet"])
+        Self.expectCleanFailure(r, mentions: [output, "does not exist"], outputFolder: out)
+        #expect(!FileManager.default.fileExists(atPath: out.file("missing")))
+    }
+
+    @Test func scoreAMalformedStream() async throws {
+        let work = TemporaryFolder()
+        let truthLine = try #require(try String(contentsOfFile: Paths.dataset("markers-blur") + "/groundtruth.jsonl", encoding: .utf8)
+                                        .split(separator: "\n").first)
+        let anchors = try work.write("anchors.jsonl", truthLine + "\n{\"frame\": 1, \"camera\": \n")
+        let r = try await Self.run(["score", Paths.dataset("markers-blur"), anchors])
+        Self.expectCleanFailure(r, mentions: [anchors, "line 2"])
+        #expect(r.stdout.isEmpty, "no table for a bad stream: \(r.stdout)")
+    }
+
+    @Test func scoreAMissingStream() async throws {
+        let anchors = TemporaryFolder().file("anchors.jsonl")
+        let r = try await Self.run(["score", Paths.dataset("markers-blur"), anchors])
+        Self.expectCleanFailure(r, mentions: [anchors, "no such file"])
+    }
+
+    // MARK: The one-line error text
+
+    @Test func describeGivesTheErrorsOwnDescription() {
+        // The CLI prints `anchorkit: error: \(describe(error))`: it must be the error's own text.
+        #expect(describe(InputError("/data/seq/sequence.json", "fps must be positive, got 0.0"))
+                    == "/data/seq/sequence.json: fps must be positive, got 0.0")
+        #expect(describe(MarkerError("unknown marker dictionary \"X\"")) == "unknown marker dictionary \"X\"")
+        #expect(describe(IntrinsicsError(message: "two\nlines")) == "two lines")
+        #expect(describe(TransformError.notFinite) == TransformError.notFinite.description)
+    }
+}
