@@ -4,6 +4,7 @@
 #include <opencv2/imgcodecs.hpp>
 
 #include <atomic>
+#include <cstdio>
 #include <cstring>
 
 namespace akcv {
@@ -31,6 +32,38 @@ cv::Mat to_channels(const cv::Mat &src, int channels) {
     return out;
 }
 
+// The pixel size stated in a PNG or JPEG header, read without decoding (false for other formats
+// or unreadable headers). Lets an enormous image be refused before gigabytes are allocated.
+bool header_size(const char *path, long long &width, long long &height) {
+    std::FILE *f = std::fopen(path, "rb");
+    if (!f) return false;
+    unsigned char b[32];
+    const size_t n = std::fread(b, 1, sizeof b, f);
+    bool found = false;
+    if (n >= 24 && std::memcmp(b, "\x89PNG\r\n\x1a\n", 8) == 0 && std::memcmp(b + 12, "IHDR", 4) == 0) {
+        width = (static_cast<long long>(b[16]) << 24) | (b[17] << 16) | (b[18] << 8) | b[19];
+        height = (static_cast<long long>(b[20]) << 24) | (b[21] << 16) | (b[22] << 8) | b[23];
+        found = true;
+    } else if (n >= 4 && b[0] == 0xFF && b[1] == 0xD8) {
+        // Walk the JPEG segments up to the first start-of-frame marker (SOF0..SOF15 but DHT, JPG, DAC).
+        long offset = 2;
+        for (int guard = 0; guard < 1000 && !found; ++guard) {
+            unsigned char m[9];
+            if (std::fseek(f, offset, SEEK_SET) != 0 || std::fread(m, 1, 4, f) != 4 || m[0] != 0xFF) break;
+            const int marker = m[1], length = (m[2] << 8) | m[3];
+            if (marker >= 0xC0 && marker <= 0xCF && marker != 0xC4 && marker != 0xC8 && marker != 0xCC) {
+                if (std::fread(m + 4, 1, 5, f) != 5) break;
+                height = (m[5] << 8) | m[6];
+                width = (m[7] << 8) | m[8];
+                found = true;
+            }
+            offset += 2 + length;
+        }
+    }
+    std::fclose(f);
+    return found;
+}
+
 }  // namespace akcv
 
 using namespace akcv;
@@ -44,8 +77,15 @@ ak_status ak_image_read(const char *path, int channels, ak_image **out) {
         *out = nullptr;
         if (ak_status s = check_channels(fn, channels)) return s;
         if (ak_status s = check_readable_file(fn, path)) return s;
+        long long w = 0, h = 0;
+        if (header_size(path, w, h) && (w <= 0 || h <= 0 || w * h > kMaxPixels))
+            return fail(AK_ERR_ARGUMENT, fn, "image too large or empty: %lldx%lld (limit %lld pixels): %s", w, h,
+                        static_cast<long long>(kMaxPixels), path);
         cv::Mat mat = cv::imread(path, channels == 1 ? cv::IMREAD_GRAYSCALE : cv::IMREAD_COLOR);
         if (mat.empty()) return fail(AK_ERR_DECODE, fn, "cannot decode image: %s", path);
+        if (static_cast<long long>(mat.cols) * mat.rows > kMaxPixels)
+            return fail(AK_ERR_ARGUMENT, fn, "image too large: %dx%d (limit %lld pixels): %s", mat.cols, mat.rows,
+                        static_cast<long long>(kMaxPixels), path);
         if (mat.depth() != CV_8U || mat.channels() != channels)
             return fail(AK_ERR_DECODE, fn, "unexpected decoded format for %s", path);
         *out = make_image(std::move(mat));

@@ -39,6 +39,7 @@ struct ak_marker_detector {
     cv::Ptr<cv::aruco::Dictionary> dict;           // shared with the ak_dictionary it came from
     cv::Ptr<cv::aruco::DetectorParameters> params;  // SUBPIX is done here, not by OpenCV (see markers.cpp)
     bool subpix = false;
+    bool template_refinement = false;               // edges, then ECC against the ideal marker
     int subpix_window = 5;                          // the largest half-size; adapted per marker
     cv::Mat gray;                                   // reused BGR->gray buffer
     std::vector<std::vector<cv::Point2f>> corners;  // reused outputs

@@ -8,6 +8,14 @@ struct AnchorKitCLI: ParsableCommand {
         commandName: "anchorkit",
         abstract: "Find markers in recorded video, estimate their 6-DoF poses, and score them against ground truth.",
         subcommands: [TrackCommand.self, ScoreCommand.self, SynthCommand.self])
+
+    static func main() {
+        // FFmpeg and OpenCV log decoding trouble to stderr on their own; the tool reports every
+        // failure itself in one line, so their chatter is silenced (before their first use).
+        setenv("OPENCV_FFMPEG_LOGLEVEL", "-8", 0)
+        setenv("OPENCV_LOG_LEVEL", "ERROR", 0)
+        main(nil)
+    }
 }
 
 /// Runs a command body; any error becomes one line on stderr and exit status 1.

@@ -117,11 +117,15 @@ typedef enum {
     AK_CORNER_REFINE_NONE = 0,
     AK_CORNER_REFINE_SUBPIX = 1,
     AK_CORNER_REFINE_CONTOUR = 2,
-    AK_CORNER_REFINE_APRILTAG = 3
+    AK_CORNER_REFINE_APRILTAG = 3,
+    /* SUBPIX, then each border side re-located from sub-pixel gradient maxima (lines fitted and
+     * intersected: no corner rounding bias), then the ideal marker image aligned to the frame
+     * with ECC (a homography using every bit edge). The most accurate; the default. */
+    AK_CORNER_REFINE_TEMPLATE = 4
 } ak_corner_refinement;
 
 typedef struct {
-    ak_corner_refinement corner_refinement; /* default SUBPIX */
+    ak_corner_refinement corner_refinement; /* default TEMPLATE */
     int refinement_window;                  /* half-size in px for SUBPIX; default 5 */
     double min_marker_perimeter_rate;       /* relative to the image's larger side; default 0.03 */
     double max_marker_perimeter_rate;       /* default 4.0 */
@@ -132,7 +136,7 @@ typedef struct {
     double error_correction_rate;           /* default 0.6 */
 } ak_marker_params;
 
-/* Fills OpenCV's defaults, except corner_refinement = SUBPIX. */
+/* Fills OpenCV's defaults, except corner_refinement = TEMPLATE. */
 void ak_marker_params_default(ak_marker_params *params);
 
 typedef struct ak_marker_detector ak_marker_detector;

@@ -14,7 +14,10 @@ public final class ImageFolderSource: FrameSource {
         guard framesPerSecond.isFinite, framesPerSecond > 0 else {
             throw InputError(pattern, "frames per second must be positive, got \(framesPerSecond)")
         }
-        guard pattern.contains("%") else { throw InputError(pattern, "frame pattern needs a printf conversion such as %06d") }
+        // Exactly one integer conversion, so that frame numbers give distinct names.
+        guard Self.path(pattern, 0) != Self.path(pattern, 1) else {
+            throw InputError(pattern, "frame pattern needs one integer conversion such as %06d")
+        }
         self.pattern = pattern
         self.framesPerSecond = framesPerSecond
         var count = 0
@@ -24,7 +27,9 @@ public final class ImageFolderSource: FrameSource {
     }
 
     static func path(_ pattern: String, _ index: Int) -> String {
-        String(format: pattern, index)
+        let conversions = pattern.replacingOccurrences(of: "%%", with: "").filter { $0 == "%" }.count
+        guard conversions == 1 else { return pattern }
+        return String(format: pattern, index)
     }
 
     public func nextFrame() throws -> Frame? {

@@ -86,9 +86,11 @@ public struct Matrix3: Equatable, Sendable {
             SIMD3(t * u.x * u.z - s * u.y, t * u.y * u.z + s * u.x, t * u.z * u.z + c))
     }
 
-    /// The angle of this rotation, in radians (0...π).
+    /// The angle of this rotation, in radians (0...π). From atan2 of the antisymmetric and
+    /// symmetric parts, which stays accurate near 0 and π where acos of the trace does not.
     public var rotationAngle: Double {
-        acos(max(-1, min(1, (trace - 1) / 2)))
+        let w = SIMD3(self[2, 1] - self[1, 2], self[0, 2] - self[2, 0], self[1, 0] - self[0, 1])
+        return atan2(length(w) / 2, (trace - 1) / 2)
     }
 
     /// The inverse of a general (e.g. homography) matrix, or nil if it is singular.

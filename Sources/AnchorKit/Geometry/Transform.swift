@@ -84,7 +84,7 @@ public struct Transform: Equatable, Sendable {
     }
 
     /// True when rotations differ by at most `angle` radians and translations by `distance` metres.
-    public func isClose(to other: Transform, angle: Double = 1e-9, distance: Double = 1e-9) -> Bool {
+    public func isClose(to other: Transform, angle: Double = 1e-7, distance: Double = 1e-9) -> Bool {
         (rotation.transposed * other.rotation).rotationAngle <= angle
             && length(translation - other.translation) <= distance
     }

@@ -10,7 +10,7 @@ public enum GravityFile {
     public static func read(contentsOf path: String) throws -> [Int: SIMD3<Double>] {
         guard let data = FileManager.default.contents(atPath: path) else { throw InputError(path, "no such file") }
         var result: [Int: SIMD3<Double>] = [:]
-        for (n, line) in data.split(separator: 0x0A).enumerated() where !line.allSatisfy({ $0 == 0x20 || $0 == 0x0D }) {
+        for (n, line) in data.split(separator: 0x0A, omittingEmptySubsequences: false).enumerated() where !line.allSatisfy({ $0 == 0x20 || $0 == 0x0D || $0 == 0x09 }) {
             let parsed: Line
             do { parsed = try JSONDecoder().decode(Line.self, from: Data(line)) } catch let e as DecodingError {
                 throw InputError(path, "line \(n + 1): \(JSONProblem.describe(e))")
