@@ -14,8 +14,11 @@ struct TrackCommand: ParsableCommand {
     var camera: String?
 
     @Option(name: .customLong("markers"), parsing: .upToNextOption,
-            help: "Marker families DICTIONARY:SIZE_METRES[:ID,ID...], e.g. DICT_4X4_50:0.08 (overrides the sequence's).")
+            help: "Marker families DICTIONARY:SIZE_METRES[:ID,ID...], e.g. DICT_4X4_50:0.08; DICTIONARY may be an OpenCV dictionary YAML file (overrides the sequence's).")
     var markers: [String] = []
+
+    @Option(help: "Corner refinement: template (default, most accurate), subpixel, contour, apriltag or none.")
+    var cornerRefinement: String = "template"
 
     @Option(help: "Frames per second, for videos without a rate or frame patterns (default 30).")
     var fps: Double?
@@ -32,7 +35,14 @@ struct TrackCommand: ParsableCommand {
             guard !input.markers.isEmpty else {
                 throw ValidationError("nothing to track: give --markers DICTIONARY:SIZE or a sequence.json with markers")
             }
-            let session = try Session(configuration: Configuration(camera: input.camera, markers: input.markers))
+            let refinements: [String: MarkerDetectionParameters.CornerRefinement] = [
+                "template": .template, "subpixel": .subpixel, "contour": .contour, "apriltag": .aprilTag, "none": .none]
+            guard let refinement = refinements[cornerRefinement] else {
+                throw ValidationError("--corner-refinement must be one of template, subpixel, contour, apriltag, none")
+            }
+            var configuration = Configuration(camera: input.camera, markers: input.markers)
+            configuration.markerDetection.cornerRefinement = refinement
+            let session = try Session(configuration: configuration)
             let writer = try AnchorStreamWriter(path: output)
             let progress = ProgressLine("track", quiet: quiet)
             var frames = 0, observations = 0

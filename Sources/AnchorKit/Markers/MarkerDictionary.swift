@@ -42,6 +42,13 @@ public final class MarkerDictionary: @unchecked Sendable {
         self.init(taking: out!, name: name ?? base.replacingOccurrences(of: ".yml", with: "").replacingOccurrences(of: ".yaml", with: ""))
     }
 
+    /// A predefined dictionary by name, or a custom one when `name` is a path to an OpenCV YAML
+    /// file (ending in .yml or .yaml).
+    public static func resolve(_ name: String) throws -> MarkerDictionary {
+        if name.hasSuffix(".yml") || name.hasSuffix(".yaml") { return try MarkerDictionary(contentsOf: name) }
+        return try MarkerDictionary(named: name)
+    }
+
     private init(taking handle: OpaquePointer, name: String) {
         self.handle = handle
         self.name = name

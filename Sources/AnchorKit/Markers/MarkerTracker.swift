@@ -54,7 +54,7 @@ public final class MarkerTracker: AnchorTracker {
             byDictionary[set.dictionary, default: []].append(set)
         }
         families = try order.map { name in
-            let dictionary = try MarkerDictionary(named: name)
+            let dictionary = try MarkerDictionary.resolve(name)
             for set in byDictionary[name]! {
                 if let bad = set.ids?.first(where: { !(0..<dictionary.count).contains($0) }) {
                     throw MarkerError("marker id \(bad) is not in \(name) (0..<\(dictionary.count))")
