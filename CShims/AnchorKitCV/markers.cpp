@@ -388,52 +388,101 @@ ak_status ak_marker_detector_create(const ak_dictionary *dictionary, const ak_ma
 
 void ak_marker_detector_free(ak_marker_detector *detector) { delete detector; }
 
+}  // extern "C"
+
+namespace {
+
+// Detects in the whole image, or in `region` upsampled by `scale`, then refines the corners on the
+// full-resolution image. Results stay in detector->corners / ids.
+void run_detection(ak_marker_detector &det, const ak_image &image, const cv::Rect *region, double scale) {
+    const cv::Mat *gray = &image.mat;
+    if (image.mat.channels() == 3) {
+        cv::cvtColor(image.mat, det.gray, cv::COLOR_BGR2GRAY);
+        gray = &det.gray;
+    }
+    det.corners.clear();
+    det.ids.clear();
+    if (region) {
+        cv::Mat zoomed;
+        cv::resize((*gray)(*region), zoomed, cv::Size(), scale, scale, cv::INTER_LINEAR);
+        cv::aruco::detectMarkers(zoomed, det.dict, det.corners, det.ids, det.params);
+        // cv::resize maps pixel centres as x_zoomed = (x + 0.5) * scale - 0.5.
+        for (std::vector<cv::Point2f> &quad : det.corners)
+            for (cv::Point2f &c : quad)
+                c = cv::Point2f(static_cast<float>((c.x + 0.5) / scale - 0.5 + region->x),
+                                static_cast<float>((c.y + 0.5) / scale - 0.5 + region->y));
+    } else {
+        cv::aruco::detectMarkers(*gray, det.dict, det.corners, det.ids, det.params);
+    }
+    if (det.subpix) refine_subpix(det, *gray);
+    if (det.template_refinement) {
+        refine_edges(det, *gray);
+        refine_template(det, *gray);
+    }
+}
+
+ak_status write_results(const char *fn, const ak_marker_detector &det, ak_marker_detection *detections, int capacity,
+                        int *count) {
+    const int found = static_cast<int>(det.ids.size());
+    if (det.corners.size() != det.ids.size())
+        return fail(AK_ERR_INTERNAL, fn, "OpenCV returned %zu corner sets for %d ids", det.corners.size(), found);
+    for (int i = 0; i < found && i < capacity; ++i) {
+        const std::vector<cv::Point2f> &c = det.corners[static_cast<size_t>(i)];
+        if (c.size() != 4) return fail(AK_ERR_INTERNAL, fn, "OpenCV returned a marker with %zu corners", c.size());
+        ak_marker_detection &d = detections[i];
+        d.id = det.ids[static_cast<size_t>(i)];
+        for (int k = 0; k < 4; ++k) {
+            d.corners[2 * k] = c[static_cast<size_t>(k)].x;
+            d.corners[2 * k + 1] = c[static_cast<size_t>(k)].y;
+        }
+    }
+    *count = found;
+    return AK_OK;
+}
+
+ak_status check_detect_arguments(const char *fn, const ak_marker_detector *detector, const ak_image *image,
+                                 const ak_marker_detection *detections, int capacity, int *count) {
+    if (count) *count = 0;
+    if (!count) return fail(AK_ERR_ARGUMENT, fn, "count is NULL");
+    if (!detector) return fail(AK_ERR_ARGUMENT, fn, "detector is NULL");
+    if (ak_status s = check_image(fn, image, "image")) return s;
+    if (capacity < 0) return fail(AK_ERR_ARGUMENT, fn, "capacity must be >= 0, got %d", capacity);
+    if (capacity > 0 && !detections) return fail(AK_ERR_ARGUMENT, fn, "detections is NULL but capacity is %d", capacity);
+    return AK_OK;
+}
+
+}  // namespace
+
+extern "C" {
+
 ak_status ak_marker_detector_detect(ak_marker_detector *detector, const ak_image *image,
                                     ak_marker_detection *detections, int capacity, int *count) {
     static const char *fn = "ak_marker_detector_detect";
     return guarded(fn, [&]() -> ak_status {
-        if (count) *count = 0;
-        if (!count) return fail(AK_ERR_ARGUMENT, fn, "count is NULL");
-        if (!detector) return fail(AK_ERR_ARGUMENT, fn, "detector is NULL");
-        if (ak_status s = check_image(fn, image, "image")) return s;
-        if (capacity < 0) return fail(AK_ERR_ARGUMENT, fn, "capacity must be >= 0, got %d", capacity);
-        if (capacity > 0 && !detections) return fail(AK_ERR_ARGUMENT, fn, "detections is NULL but capacity is %d", capacity);
-
+        if (ak_status s = check_detect_arguments(fn, detector, image, detections, capacity, count)) return s;
         // Images are immutable and serials unique: the same serial means the same pixels, so a call
         // repeated with more capacity returns the previous results without detecting again.
         if (image->serial == 0 || image->serial != detector->last_serial) {
             detector->last_serial = 0;
-            const cv::Mat *gray = &image->mat;
-            if (image->mat.channels() == 3) {
-                cv::cvtColor(image->mat, detector->gray, cv::COLOR_BGR2GRAY);
-                gray = &detector->gray;
-            }
-            detector->corners.clear();
-            detector->ids.clear();
-            cv::aruco::detectMarkers(*gray, detector->dict, detector->corners, detector->ids, detector->params);
-            if (detector->subpix) refine_subpix(*detector, *gray);
-            if (detector->template_refinement) {
-                refine_edges(*detector, *gray);
-                refine_template(*detector, *gray);
-            }
+            run_detection(*detector, *image, nullptr, 1);
             detector->last_serial = image->serial;
         }
+        return write_results(fn, *detector, detections, capacity, count);
+    });
+}
 
-        const int found = static_cast<int>(detector->ids.size());
-        if (detector->corners.size() != detector->ids.size())
-            return fail(AK_ERR_INTERNAL, fn, "OpenCV returned %zu corner sets for %d ids", detector->corners.size(), found);
-        for (int i = 0; i < found && i < capacity; ++i) {
-            const std::vector<cv::Point2f> &c = detector->corners[static_cast<size_t>(i)];
-            if (c.size() != 4) return fail(AK_ERR_INTERNAL, fn, "OpenCV returned a marker with %zu corners", c.size());
-            ak_marker_detection &d = detections[i];
-            d.id = detector->ids[static_cast<size_t>(i)];
-            for (int k = 0; k < 4; ++k) {
-                d.corners[2 * k] = c[static_cast<size_t>(k)].x;
-                d.corners[2 * k + 1] = c[static_cast<size_t>(k)].y;
-            }
-        }
-        *count = found;
-        return AK_OK;
+ak_status ak_marker_detector_detect_region(ak_marker_detector *detector, const ak_image *image, int x, int y,
+                                           int width, int height, double scale, ak_marker_detection *detections,
+                                           int capacity, int *count) {
+    static const char *fn = "ak_marker_detector_detect_region";
+    return guarded(fn, [&]() -> ak_status {
+        if (ak_status s = check_detect_arguments(fn, detector, image, detections, capacity, count)) return s;
+        if (!(scale >= 1 && scale <= 8)) return fail(AK_ERR_ARGUMENT, fn, "scale must be in 1...8, got %g", scale);
+        const cv::Rect region = cv::Rect(x, y, width, height) & cv::Rect(0, 0, image->mat.cols, image->mat.rows);
+        detector->last_serial = 0;  // the cached results are no longer the full frame's
+        if (region.width < 8 || region.height < 8) return AK_OK;
+        run_detection(*detector, *image, &region, scale);
+        return write_results(fn, *detector, detections, capacity, count);
     });
 }
 

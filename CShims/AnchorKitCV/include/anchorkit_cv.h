@@ -156,6 +156,14 @@ typedef struct {
 ak_status ak_marker_detector_detect(ak_marker_detector *detector, const ak_image *image,
                                     ak_marker_detection *detections, int capacity, int *count);
 
+/* Detects markers inside the region (x, y, width, height px; clipped to the image) after
+ * upsampling it by `scale` (1...8): finds markers too small for a full-frame pass, e.g. where a
+ * tracker expects one. Corners are refined on the full-resolution image and returned in its
+ * pixels. Same output convention as ak_marker_detector_detect. */
+ak_status ak_marker_detector_detect_region(ak_marker_detector *detector, const ak_image *image, int x, int y,
+                                           int width, int height, double scale, ak_marker_detection *detections,
+                                           int capacity, int *count);
+
 /* ---------------------------------------------------------------- camera & pose */
 
 typedef struct {

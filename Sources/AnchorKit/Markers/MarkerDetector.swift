@@ -67,10 +67,25 @@ public final class MarkerDetector {
 
     /// The markers in one image (one call across the C boundary per image).
     public func detect(in image: Image) throws -> [MarkerDetection] {
+        try collect { ak_marker_detector_detect(handle, image.handle, &$0, $1, &$2) }
+    }
+
+    /// The markers inside `region` (pixels, clipped to the image) after upsampling it by `scale`
+    /// (1...8): finds markers too small for a full-frame pass where one is expected. Corners are
+    /// refined at full resolution and given in the image's pixels.
+    public func detect(in image: Image, region: (x: Int, y: Int, width: Int, height: Int), scale: Double) throws -> [MarkerDetection] {
+        try collect {
+            ak_marker_detector_detect_region(handle, image.handle, Int32(region.x), Int32(region.y), Int32(region.width),
+                                             Int32(region.height), scale, &$0, $1, &$2)
+        }
+    }
+
+    /// Calls the shim with room for the detections, growing the buffer if it was too small.
+    private func collect(_ call: (inout [ak_marker_detection], Int32, inout Int32) -> ak_status) throws -> [MarkerDetection] {
         var count: Int32 = 0
         while true {
             let capacity = Int32(buffer.count)
-            try NativeError.check(ak_marker_detector_detect(handle, image.handle, &buffer, capacity, &count), "marker detection")
+            try NativeError.check(call(&buffer, capacity, &count), "marker detection")
             if count <= capacity { break }
             buffer = Array(repeating: ak_marker_detection(), count: Int(count))
         }

@@ -24,6 +24,12 @@ public final class MarkerTracker: AnchorTracker {
         public var confirmationFrames = 2
         /// Noise of detected corners, pixels (the floor of the per-marker estimate).
         public var cornerSigma = 0.3
+        /// A marker seen within this many frames but missed by the full-frame pass is searched for
+        /// again around its last corners, upsampled so that it is at least
+        /// `recoverySidePixels` wide (small, distant markers drop out of single passes now and
+        /// then). 0 disables the search.
+        public var recoveryFrames = 3
+        public var recoverySidePixels = 48.0
         /// Temporal pose filter; nil reports each frame's own estimate.
         public var filter: PoseFilter.Parameters? = PoseFilter.Parameters()
         public init() {}
@@ -39,6 +45,8 @@ public final class MarkerTracker: AnchorTracker {
     private let parameters: Parameters
     /// Per marker: the last frame it was seen in and its pose filter.
     private var tracks: [String: (frame: Int, filter: PoseFilter)] = [:]
+    /// Per marker: the last frame it was seen in and its corners there.
+    private var lastSeen: [String: (frame: Int, id: Int, corners: [SIMD2<Double>])] = [:]
     /// Ids detected but not yet confirmed: consecutive detections so far and the last frame.
     private var candidates: [String: (count: Int, frame: Int)] = [:]
     private var confirmed = Set<String>()
@@ -69,7 +77,8 @@ public final class MarkerTracker: AnchorTracker {
     public func observe(_ frame: Frame) throws -> [TargetObservation] {
         var observations: [TargetObservation] = []
         for family in families {
-            let detections = try family.detector.detect(in: frame.image)
+            var detections = try family.detector.detect(in: frame.image)
+            detections += try recover(missing: detections, family: family, frame: frame)
             // Group by physical size: one batched pose call per size.
             var bySize: [Double: [MarkerDetection]] = [:]
             for d in detections {
@@ -90,6 +99,7 @@ public final class MarkerTracker: AnchorTracker {
                     let trusted = family.sets.first { $0.accepts(d.id) }?.ids != nil
                     guard trusted || isConfirmed(identifiers[i], frame: frame.index) else { continue }
                     let pose = filtered(identifiers[i], measurement, covariance, frame: frame)
+                    lastSeen[identifiers[i]] = (frame.index, d.id, d.corners)
                     observations.append(TargetObservation(
                         identifier: identifiers[i], kind: .marker, name: String(d.id), cameraFromAnchor: pose,
                         extent: SIMD2(size, size), corners: d.corners))
@@ -97,6 +107,26 @@ public final class MarkerTracker: AnchorTracker {
             }
         }
         return observations.sorted { $0.identifier < $1.identifier }
+    }
+
+    /// Searches again, in an upsampled region around its last corners, for each recently seen
+    /// marker of `family` that the full-frame pass missed.
+    private func recover(missing detections: [MarkerDetection], family: Family, frame: Frame) throws -> [MarkerDetection] {
+        guard parameters.recoveryFrames > 0 else { return [] }
+        let prefix = "marker/\(family.detector.dictionary.name)/"
+        let found = Set(detections.map(\.id))
+        var recovered: [MarkerDetection] = []
+        for (identifier, seen) in lastSeen.sorted(by: { $0.key < $1.key })
+        where identifier.hasPrefix(prefix) && !found.contains(seen.id) && frame.index - seen.frame <= parameters.recoveryFrames {
+            let xs = seen.corners.map(\.x), ys = seen.corners.map(\.y)
+            let side = max(xs.max()! - xs.min()!, ys.max()! - ys.min()!)
+            let pad = 0.5 * side + 8
+            let region = (x: Int((xs.min()! - pad).rounded(.down)), y: Int((ys.min()! - pad).rounded(.down)),
+                          width: Int((side + 2 * pad).rounded(.up)), height: Int((side + 2 * pad).rounded(.up)))
+            let scale = min(8, max(1, parameters.recoverySidePixels / max(side, 1)))
+            recovered += try family.detector.detect(in: frame.image, region: region, scale: scale).filter { $0.id == seen.id }.prefix(1)
+        }
+        return recovered
     }
 
     /// Counts consecutive detections of a not-yet-reported id; true once it has enough.

@@ -57,6 +57,7 @@ public struct SequenceSynthesizer {
         let gravity = try AtomicFile(destination: folder + "/gravity.jsonl")
         let gtWorldFromScene = Self.gravityAlignedWorld(firstCamera: scene.path.pose(at: 0))
         let encoder = JSONEncoder()
+        encoder.outputFormatting = .sortedKeys  // byte-identical output on every run
 
         for i in 0..<scene.frameCount {
             let t = Double(i) / scene.framesPerSecond
