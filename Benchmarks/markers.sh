@@ -107,6 +107,10 @@ for s in "${SEQUENCES[@]}"; do
     seqdir="$GEN/$s"
     job "ours-$s" anchorkit "$s" "all ($(nproc) cores)" \
         "$ANCHORKIT" track "$seqdir" -o "$WORK/ours-$s.jsonl" --quiet
+    # The naive per-frame baseline in the same binary (OpenCV's sub-pixel corners, the
+    # lower-error IPPE solution, nothing carried between frames).
+    job "naive-$s" "anchorkit detect-every-frame" "$s" "all ($(nproc) cores)" \
+        "$ANCHORKIT" track "$seqdir" --mode detect-every-frame -o "$WORK/naive-$s.jsonl" --quiet
 
     mapfile -t PEER < <(peer_args "$seqdir")
     [[ ${#PEER[@]} -gt 0 ]] || continue
@@ -172,13 +176,16 @@ head = ["tool", "sequence", "threads", "frames/s", "CPU ms/frame", "peak MB", "s
         "success@10px", "false pos.", "rot. err. median (deg)", "transl. err. median (%)", "reported/expected"]
 w = [max(len(r[i]) for r in out + [head]) for i in range(len(head))]
 line = lambda r: "| " + " | ".join(c.ljust(w[i]) for i, c in enumerate(r)) + " |"
-print("Marker tracking: anchorkit vs AprilTag 3 (median of %s runs; frames/s = frames / wall s of the whole process)" % runs)
+print("Marker tracking: anchorkit vs its naive per-frame mode and AprilTag 3 (median of %s runs; frames/s = frames / wall s of the whole process)" % runs)
 print(line(head))
 print("|" + "|".join("-" * (x + 2) for x in w) + "|")
 for r in out:
     print(line(r))
 print("anchorkit %s; %s CPUs; load average before %s, after %s" % (rev, ncpu, load0, load1))
 for seq in sorted({r[2] for r in rows}):
+    if "ours-" + seq in fps and "naive-" + seq in fps:
+        print("ratio ours/naive frames/s, %s: %.2f (by CPU time per frame: %.2f)"
+              % (seq, fps["ours-" + seq] / fps["naive-" + seq], cpums["naive-" + seq] / cpums["ours-" + seq]))
     for ours, ours_name in (("ours-" + seq, "anchorkit (all cores)"), ("ours1-" + seq, "anchorkit (1 core)")):
         for dec in (1, 2):
             peer = "peer-d%d-%s" % (dec, seq)

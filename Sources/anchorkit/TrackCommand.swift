@@ -17,8 +17,11 @@ struct TrackCommand: ParsableCommand {
             help: "Marker families DICTIONARY:SIZE_METRES[:ID,ID...], e.g. DICT_4X4_50:0.08; DICTIONARY may be an OpenCV dictionary YAML file (overrides the sequence's).")
     var markers: [String] = []
 
-    @Option(help: "Corner refinement: template (default, most accurate), subpixel, contour, apriltag or none.")
+    @Option(help: "Corner refinement: template (default, most accurate), subpixel, contour, apriltag or none (detect-every-frame mode: subpixel).")
     var cornerRefinement: String = "template"
+
+    @Option(help: "tracking (default) or detect-every-frame: the naive per-frame baseline (OpenCV's sub-pixel corners, no memory between frames) that benchmarks compare against.")
+    var mode: String = "tracking"
 
     @Option(help: "Frames per second, for videos without a rate or frame patterns (default 30).")
     var fps: Double?
@@ -42,6 +45,13 @@ struct TrackCommand: ParsableCommand {
             }
             var configuration = Configuration(camera: input.camera, markers: input.markers)
             configuration.markerDetection.cornerRefinement = refinement
+            switch mode {
+            case "tracking": break
+            case "detect-every-frame":
+                configuration.markerTracking = .detectEveryFrame
+                if cornerRefinement == "template" { configuration.markerDetection.cornerRefinement = .subpixel }
+            default: throw ValidationError("--mode must be tracking or detect-every-frame")
+            }
             let session = try Session(configuration: configuration)
             let writer = try AnchorStreamWriter(path: output)
             let progress = ProgressLine("track", quiet: quiet)

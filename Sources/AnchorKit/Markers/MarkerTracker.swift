@@ -33,6 +33,18 @@ public final class MarkerTracker: AnchorTracker {
         /// Temporal pose filter; nil reports each frame's own estimate.
         public var filter: PoseFilter.Parameters? = PoseFilter.Parameters()
         public init() {}
+
+        /// The naive per-frame baseline that benchmarks compare against: each frame on its own,
+        /// the lower-error IPPE solution, no confirmation, recovery or filtering.
+        public static var detectEveryFrame: Parameters {
+            var p = Parameters()
+            p.decisiveChiSquare = 0
+            p.memoryFrames = 0
+            p.confirmationFrames = 1
+            p.recoveryFrames = 0
+            p.filter = nil
+            return p
+        }
     }
 
     private struct Family {
