@@ -55,12 +55,13 @@ struct TrackCommand: ParsableCommand {
             let session = try Session(configuration: configuration)
             let writer = try AnchorStreamWriter(path: output)
             let progress = ProgressLine("track", quiet: quiet)
-            var frames = 0, observations = 0
+            var frames = 0, observations = 0, anchors = 0
             var next = input.firstFrame
             while let frame = next {
                 let update = try session.process(frame)
                 try writer.write(update)
                 frames += 1
+                anchors = update.anchors.count
                 observations += update.anchors.filter(\.isTracked).count
                 progress.update(done: frames, total: input.source.expectedFrameCount)
                 next = try input.source.nextFrame()
@@ -68,7 +69,6 @@ struct TrackCommand: ParsableCommand {
             guard frames > 0 else { throw InputError(self.input, "no frames") }
             try writer.finish()
             progress.finish()
-            let anchors = Set((try? AnchorStreamReader.read(contentsOf: output))?.last?.anchors.map(\.identifier) ?? []).count
             let rate = Double(frames) / max(progress.elapsed, 1e-9)
             print("track: \(frames) frames, \(anchors) anchors, \(observations) tracked observations, "
                   + String(format: "%.1f", rate) + " frames/s -> \(output)")

@@ -189,6 +189,125 @@ ak_status ak_solve_square_poses(const ak_camera *camera, double side, const floa
 /* Projects `count` points (x, y, z, OpenCV camera convention, metres) to pixels with distortion. */
 ak_status ak_project_points(const ak_camera *camera, const double *points, int count, double *pixels);
 
+/* ---------------------------------------------------------------- features (planar images) */
+
+/* Keypoints and ORB descriptors (32 bytes each) of one image. */
+typedef struct ak_features ak_features;
+
+typedef struct {
+    float x, y;       /* px */
+    float size;       /* diameter of the meaningful neighbourhood, px */
+    float angle;      /* degrees, 0..360 */
+    float response;
+    int octave;       /* pyramid level */
+} ak_keypoint;
+
+typedef struct {
+    int max_features;        /* default 1000 */
+    double scale_factor;     /* pyramid ratio, default 1.2 */
+    int levels;              /* pyramid levels, default 8 */
+    int fast_threshold;      /* default 20 */
+    int grid_columns;        /* keep features spread: at most max_features / (columns * rows) per */
+    int grid_rows;           /* cell, strongest first (default 4 x 4; 0 = no grid) */
+} ak_orb_params;
+
+void ak_orb_params_default(ak_orb_params *params);
+
+/* Detects ORB features in `image` (gray or BGR). `mask` (gray, same size, non-zero = use) may be
+ * NULL. */
+ak_status ak_features_detect(const ak_image *image, const ak_image *mask, const ak_orb_params *params,
+                             ak_features **out);
+/* Makes a feature set from stored keypoints and descriptors (count x 32 bytes). */
+ak_status ak_features_create(const ak_keypoint *keypoints, const uint8_t *descriptors, int count, ak_features **out);
+void ak_features_free(ak_features *features);
+int ak_features_count(const ak_features *features);
+/* Copies min(count, capacity) keypoints; descriptors are count x 32 bytes, valid until freed. */
+void ak_features_keypoints(const ak_features *features, ak_keypoint *keypoints, int capacity);
+const uint8_t *ak_features_descriptors(const ak_features *features);
+
+/* A search structure over the descriptors of many reference images, queried with one frame's
+ * descriptors at a time: brute force (exact, linear in the total) or multi-probe LSH (FLANN;
+ * approximate, sub-linear). */
+typedef struct ak_feature_index ak_feature_index;
+typedef enum { AK_INDEX_BRUTE_FORCE = 0, AK_INDEX_LSH = 1 } ak_index_kind;
+
+ak_status ak_feature_index_create(const ak_features *const *references, int count, ak_index_kind kind,
+                                  ak_feature_index **out);
+void ak_feature_index_free(ak_feature_index *index);
+
+typedef struct {
+    int query;            /* keypoint index in the query */
+    int reference;        /* which reference (index into the array given at creation) */
+    int train;            /* keypoint index in that reference */
+    int distance;         /* Hamming distance of the best match */
+    int second_distance;  /* of the second best (any reference); INT_MAX if none */
+} ak_match;
+
+/* The best match of every query descriptor (and the second best's distance, for a ratio test).
+ * Writes at most `capacity` and sets *count to the number of query descriptors matched. */
+ak_status ak_feature_index_match(ak_feature_index *index, const ak_features *query, ak_match *matches, int capacity,
+                                 int *count);
+
+/* Brute-force 2-NN matching of `query` against one `train` set (for guided matching and the naive
+ * baseline): same output, with reference = 0. */
+ak_status ak_features_match(const ak_features *query, const ak_features *train, ak_match *matches, int capacity,
+                            int *count);
+
+/* ---------------------------------------------------------------- homographies */
+
+typedef enum {
+    AK_ROBUST_RANSAC = 0,
+    AK_ROBUST_LMEDS = 1,
+    AK_ROBUST_RHO = 2,
+    AK_ROBUST_USAC_DEFAULT = 3,
+    AK_ROBUST_USAC_FAST = 4,
+    AK_ROBUST_USAC_ACCURATE = 5,
+    AK_ROBUST_USAC_MAGSAC = 6,
+    AK_ROBUST_LEAST_SQUARES = 7   /* all points, no outlier rejection (refinement on inliers) */
+} ak_robust_method;
+
+/* The homography mapping `src` to `dst` (count points, x,y interleaved, px): H row-major,
+ * dst ~ H src. `inliers` (count bytes, may be NULL) gets 1 for inliers; *inlier_count their
+ * number. Fails with AK_ERR_ARGUMENT for fewer than 4 points; returns AK_OK with
+ * *inlier_count = 0 when no homography is found. */
+ak_status ak_find_homography(const float *src, const float *dst, int count, ak_robust_method method,
+                             double threshold, int max_iterations, double confidence, double h[9], uint8_t *inliers,
+                             int *inlier_count);
+
+/* Refines H (reference px -> image px, row-major, in/out) by aligning `reference` (gray) to
+ * `image` with ECC over the reference's full area (OpenCV's findTransformECC, homography
+ * motion). The reference should be roughly the size of its footprint in the image (pass a
+ * pyramid level and the matching H). *correlation gets the final ECC value (-1..1). Returns
+ * AK_OK with *correlation = -2 when ECC does not converge (H unchanged). */
+ak_status ak_refine_homography(const ak_image *reference, const ak_image *image, double h[9], int iterations,
+                               double epsilon, double *correlation);
+
+/* Zero-mean normalised cross-correlation between `reference` and the image warped into the
+ * reference's frame by H^-1 (H: reference px -> image px), over the reference pixels that land
+ * inside the image. *coverage gets that fraction (0..1). */
+ak_status ak_homography_correlation(const ak_image *reference, const ak_image *image, const double h[9],
+                                    double *correlation, double *coverage);
+
+/* Pose of a planar target from count >= 4 correspondences: object points (x, y) in metres on the
+ * target's plane (z = 0, OpenCV target frame: +x right, +y down the reference image, +z into the
+ * target), image points in px. SOLVEPNP_IPPE: both solutions, best first (as ak_square_pose). */
+ak_status ak_solve_planar_pose(const ak_camera *camera, const float *object_points, const float *image_points,
+                               int count, ak_square_pose *pose);
+
+/* ---------------------------------------------------------------- optical flow */
+
+/* An image pyramid for pyramidal Lucas-Kanade, built once per frame and reused. */
+typedef struct ak_flow_pyramid ak_flow_pyramid;
+
+ak_status ak_flow_pyramid_build(const ak_image *image, int window, int levels, ak_flow_pyramid **out);
+void ak_flow_pyramid_free(ak_flow_pyramid *pyramid);
+
+/* Tracks `count` points (x,y interleaved) from `previous` to `next` (calcOpticalFlowPyrLK with
+ * the given window and levels; `tracked` may hold initial guesses when `use_guesses` is 1).
+ * status[i] = 1 where the point was found; error[i] = its mean absolute photometric error. */
+ak_status ak_flow_track(const ak_flow_pyramid *previous, const ak_flow_pyramid *next, const float *points, int count,
+                        float *tracked, int use_guesses, uint8_t *status, float *error);
+
 /* ---------------------------------------------------------------- synthetic rendering */
 
 /* A renderer accumulates several instants of one exposure (motion blur) of a stack of textured

@@ -36,7 +36,9 @@ public final class Image: @unchecked Sendable {
     /// Decodes an image file (PNG, JPEG, ...) as gray (`channels: 1`) or BGR (`channels: 3`).
     public convenience init(contentsOf path: String, channels: Int = 3) throws {
         var out: OpaquePointer?
-        try NativeError.check(ak_image_read(path, Int32(channels), &out), path)
+        do { try NativeError.check(ak_image_read(path, Int32(channels), &out)) } catch let e as NativeError {
+            throw InputError(path, native: e)
+        }
         self.init(taking: out!)
     }
 

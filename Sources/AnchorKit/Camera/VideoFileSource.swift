@@ -24,7 +24,7 @@ public final class VideoFileSource: FrameSource {
         do {
             try NativeError.check(ak_video_reader_open(path, &handle, &info))
         } catch let e as NativeError {
-            throw InputError(path, e.message)
+            throw InputError(path, native: e)
         }
         reader = handle!
         self.path = path

@@ -23,7 +23,7 @@ public final class VideoFileWriter {
             try NativeError.check(ak_video_writer_open(temporaryPath, Int32(width), Int32(height), framesPerSecond, codec, &out))
         } catch let e as NativeError {
             try? FileManager.default.removeItem(atPath: temporaryPath)
-            throw InputError(path, "cannot write video: \(e.message)")
+            throw InputError(path, native: e)
         }
         writer = out
     }
@@ -34,7 +34,7 @@ public final class VideoFileWriter {
     public func write(_ image: Image) throws {
         guard let writer else { throw InputError(path, "video already finished") }
         do { try NativeError.check(ak_video_writer_write(writer, image.handle)) } catch let e as NativeError {
-            throw InputError(path, e.message)
+            throw InputError(path, native: e)
         }
     }
 
@@ -44,7 +44,7 @@ public final class VideoFileWriter {
         writer = nil
         do { try NativeError.check(ak_video_writer_close(w)) } catch let e as NativeError {
             try? FileManager.default.removeItem(atPath: temporaryPath)
-            throw InputError(path, e.message)
+            throw InputError(path, native: e)
         }
         try? FileManager.default.removeItem(atPath: path)
         do { try FileManager.default.moveItem(atPath: temporaryPath, toPath: path) } catch {

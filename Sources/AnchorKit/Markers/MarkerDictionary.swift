@@ -36,7 +36,7 @@ public final class MarkerDictionary: @unchecked Sendable {
     public convenience init(contentsOf path: String, name: String? = nil) throws {
         var out: OpaquePointer?
         do { try NativeError.check(ak_dictionary_read(path, &out)) } catch let e as NativeError {
-            throw InputError(path, e.message)
+            throw InputError(path, native: e)
         }
         let base = path.split(separator: "/").last.map(String.init) ?? path
         self.init(taking: out!, name: name ?? base.replacingOccurrences(of: ".yml", with: "").replacingOccurrences(of: ".yaml", with: ""))

@@ -26,8 +26,19 @@ public struct NativeError: Error, CustomStringConvertible, Equatable {
         case AK_ERR_OPENCV: kind = .opencv
         default: kind = .internalError
         }
-        let detail = String(cString: ak_last_error())
+        // The shim prefixes its function's name ("ak_image_read: ..."): useful in a debugger,
+        // noise in a user's error line.
+        var detail = String(cString: ak_last_error())
+        if detail.hasPrefix("ak_"), let colon = detail.range(of: ": ") { detail = String(detail[colon.upperBound...]) }
         let prefix = context()
         throw NativeError(kind: kind, message: prefix.isEmpty ? detail : "\(prefix): \(detail)")
+    }
+}
+
+extension InputError {
+    /// A shim failure about the file at `path`, without the path the shim repeats at the end.
+    init(_ path: String, native error: NativeError) {
+        let suffix = ": " + path
+        self.init(path, error.message.hasSuffix(suffix) ? String(error.message.dropLast(suffix.count)) : error.message)
     }
 }
