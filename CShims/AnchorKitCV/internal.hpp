@@ -8,15 +8,19 @@
 
 #include <opencv2/aruco.hpp>
 #include <opencv2/core.hpp>
+#include <opencv2/features2d.hpp>
+#include <opencv2/flann.hpp>
 #include <opencv2/imgproc.hpp>
 #include <opencv2/videoio.hpp>
 
 #include <cstdint>
+#include <cstring>
 #include <exception>
 #include <map>
 #include <memory>
 #include <new>
 #include <string>
+#include <type_traits>
 #include <unordered_map>
 #include <utility>
 #include <vector>
@@ -87,6 +91,32 @@ struct ak_renderer {
     double vignette_amount = -1;
 };
 
+// Keypoints and their ORB descriptors: descriptors is keypoints.size() x 32 CV_8U, continuous
+// (empty when there are no keypoints).
+struct ak_features {
+    std::vector<cv::KeyPoint> keypoints;
+    cv::Mat descriptors;
+};
+
+// The descriptors of every reference stacked in one matrix; row r belongs to reference i where
+// offsets[i] <= r < offsets[i + 1] (offsets has count + 1 entries; empty references are allowed).
+struct ak_feature_index {
+    ak_index_kind kind = AK_INDEX_BRUTE_FORCE;
+    cv::Mat descriptors;                 // total x 32 CV_8U (kept alive: FLANN indexes it in place)
+    std::vector<int> offsets;
+    cv::Ptr<cv::BFMatcher> matcher;      // BRUTE_FORCE
+    cv::Ptr<cv::flann::Index> lsh;       // LSH (null when there are no descriptors)
+};
+
+// A pyramid from cv::buildOpticalFlowPyramid with derivatives (2 Mats per level: image, then
+// its Scharr derivatives as CV_16SC2), for calcOpticalFlowPyrLK.
+struct ak_flow_pyramid {
+    std::vector<cv::Mat> pyramid;
+    cv::Size size;   // of level 0
+    int window = 0;  // LK window side, px
+    int levels = 0;  // maxLevel actually built (may be fewer than asked for small images)
+};
+
 // ---------------------------------------------------------------- helpers
 
 namespace akcv {
@@ -128,6 +158,25 @@ ak_status check_size(const char *fn, int width, int height) noexcept;  // > 0 an
 ak_status check_image(const char *fn, const ak_image *image, const char *what) noexcept;
 // A path that names an existing, readable regular file: AK_ERR_IO otherwise.
 ak_status check_readable_file(const char *fn, const char *path) noexcept;
+
+// A camera with positive, finite focal lengths and finite centre and distortion (pose.cpp).
+ak_status check_camera(const char *fn, const ak_camera *camera) noexcept;
+
+// Pose of planar object points (z = 0) from their pixels with cv::solvePnPGeneric(flag), an IPPE
+// variant: up to 2 finite solutions, best first, rotation row-major; `pose` is cleared first and
+// keeps 0 solutions when the points are degenerate (pose.cpp).
+void solve_ippe(const ak_camera &camera, const std::vector<cv::Point3d> &object, const std::vector<cv::Point2d> &image,
+                int flag, ak_square_pose &pose);
+
+// The integer in a C enum argument, read without loading it as the enum type: the caller (C,
+// Swift) may pass any int, and a C++ load of a value outside the enumerators' range is undefined.
+template <class E>
+int enum_value(const E &e) noexcept {
+    static_assert(std::is_enum<E>::value, "enum_value takes an enum");
+    std::underlying_type_t<E> v;
+    std::memcpy(&v, &e, sizeof v);
+    return static_cast<int>(v);
+}
 
 // Wraps a Mat (made continuous) into a new handle with a fresh serial.
 ak_image *make_image(cv::Mat mat);

@@ -1,4 +1,5 @@
-// pose.cpp — square-target poses (IPPE_SQUARE, both planar solutions) and point projection.
+// pose.cpp — square-target poses (IPPE_SQUARE, both planar solutions) and point projection; the
+// camera check and the IPPE solve shared with ak_solve_planar_pose (homography.cpp).
 #include "internal.hpp"
 
 #include <opencv2/calib3d.hpp>
@@ -9,9 +10,9 @@
 
 using namespace akcv;
 
-namespace {
+namespace akcv {
 
-ak_status check_camera(const char *fn, const ak_camera *camera) {
+ak_status check_camera(const char *fn, const ak_camera *camera) noexcept {
     if (!camera) return fail(AK_ERR_ARGUMENT, fn, "camera is NULL");
     if (!std::isfinite(camera->fx) || !std::isfinite(camera->fy) || camera->fx <= 0 || camera->fy <= 0)
         return fail(AK_ERR_ARGUMENT, fn, "fx and fy must be positive and finite, got %g, %g", camera->fx, camera->fy);
@@ -21,6 +22,10 @@ ak_status check_camera(const char *fn, const ak_camera *camera) {
         if (!std::isfinite(k)) return fail(AK_ERR_ARGUMENT, fn, "distortion coefficients must be finite");
     return AK_OK;
 }
+
+}  // namespace akcv
+
+namespace {
 
 cv::Matx33d camera_matrix(const ak_camera &c) { return cv::Matx33d(c.fx, 0, c.cx, 0, c.fy, c.cy, 0, 0, 1); }
 
@@ -39,6 +44,57 @@ void clear_pose(ak_square_pose &p) {
 
 }  // namespace
 
+namespace akcv {
+
+// Both IPPE solutions, finite ones only, sorted by RMS reprojection error (0 when degenerate).
+void solve_ippe(const ak_camera &camera, const std::vector<cv::Point3d> &object, const std::vector<cv::Point2d> &image,
+                int flag, ak_square_pose &pose) {
+    clear_pose(pose);
+    const cv::Matx33d K = camera_matrix(camera);
+    const cv::Matx<double, 1, 5> dist = distortion(camera);
+    std::vector<cv::Mat> rvecs, tvecs;
+    cv::Mat errors;
+    int n = 0;
+    try {
+        n = cv::solvePnPGeneric(object, image, K, dist, rvecs, tvecs, false, static_cast<cv::SolvePnPMethod>(flag),
+                                cv::noArray(), cv::noArray(), errors);
+    } catch (const cv::Exception &) {
+        // Degenerate input (collinear or coincident points) has no pose: 0 solutions.
+        return;
+    }
+    struct Solution {
+        cv::Matx33d R;
+        cv::Vec3d t;
+        double err;
+    };
+    Solution sol[2];
+    int kept = 0;
+    cv::Mat err64, r64, t64;
+    errors.convertTo(err64, CV_64F);
+    const int available = std::min({n, 2, static_cast<int>(rvecs.size()), static_cast<int>(tvecs.size())});
+    for (int s = 0; s < available; ++s) {
+        rvecs[s].convertTo(r64, CV_64F);
+        tvecs[s].convertTo(t64, CV_64F);
+        if (r64.total() != 3 || t64.total() != 3) continue;
+        const cv::Vec3d r(r64.ptr<double>()), t(t64.ptr<double>());
+        const double err = (s < static_cast<int>(err64.total())) ? err64.ptr<double>()[s]
+                                                                 : std::numeric_limits<double>::quiet_NaN();
+        if (!cv::checkRange(r) || !cv::checkRange(t) || !std::isfinite(err)) continue;
+        cv::Matx33d R;
+        cv::Rodrigues(r, R);
+        sol[kept++] = Solution{R, t, err};
+    }
+    if (kept == 2 && sol[1].err < sol[0].err) std::swap(sol[0], sol[1]);
+    pose.solutions = kept;
+    for (int s = 0; s < kept; ++s) {
+        for (int i = 0; i < 9; ++i) pose.rotation[s][i] = sol[s].R.val[i];  // Matx is row-major
+        for (int i = 0; i < 3; ++i) pose.translation[s][i] = sol[s].t[i];
+        pose.error[s] = sol[s].err;
+    }
+}
+
+}  // namespace akcv
+
 extern "C" {
 
 ak_status ak_solve_square_poses(const ak_camera *camera, double side, const float *corners, int count,
@@ -55,56 +111,12 @@ ak_status ak_solve_square_poses(const ak_camera *camera, double side, const floa
 
         const double h = side / 2;
         const std::vector<cv::Point3d> object = {{-h, h, 0}, {h, h, 0}, {h, -h, 0}, {-h, -h, 0}};
-        const cv::Matx33d K = camera_matrix(*camera);
-        const cv::Matx<double, 1, 5> dist = distortion(*camera);
         std::vector<cv::Point2d> image(4);
-        std::vector<cv::Mat> rvecs, tvecs;
-        cv::Mat errors;
 
         for (int m = 0; m < count; ++m) {
             ak_square_pose &pose = poses[m];
-            clear_pose(pose);
             for (int k = 0; k < 4; ++k) image[k] = cv::Point2d(corners[8 * m + 2 * k], corners[8 * m + 2 * k + 1]);
-            rvecs.clear();
-            tvecs.clear();
-            int n = 0;
-            try {
-                n = cv::solvePnPGeneric(object, image, K, dist, rvecs, tvecs, false, cv::SOLVEPNP_IPPE_SQUARE,
-                                        cv::noArray(), cv::noArray(), errors);
-            } catch (const cv::Exception &) {
-                // A degenerate quad (collinear or coincident corners) has no pose: 0 solutions,
-                // the other targets of the batch are still solved.
-                continue;
-            }
-            struct Solution {
-                cv::Matx33d R;
-                cv::Vec3d t;
-                double err;
-            };
-            Solution sol[2];
-            int kept = 0;
-            cv::Mat err64, r64, t64;
-            errors.convertTo(err64, CV_64F);
-            const int available = std::min({n, 2, static_cast<int>(rvecs.size()), static_cast<int>(tvecs.size())});
-            for (int s = 0; s < available; ++s) {
-                rvecs[s].convertTo(r64, CV_64F);
-                tvecs[s].convertTo(t64, CV_64F);
-                if (r64.total() != 3 || t64.total() != 3) continue;
-                const cv::Vec3d r(r64.ptr<double>()), t(t64.ptr<double>());
-                const double err = (s < static_cast<int>(err64.total())) ? err64.ptr<double>()[s]
-                                                                         : std::numeric_limits<double>::quiet_NaN();
-                if (!cv::checkRange(r) || !cv::checkRange(t) || !std::isfinite(err)) continue;
-                cv::Matx33d R;
-                cv::Rodrigues(r, R);
-                sol[kept++] = Solution{R, t, err};
-            }
-            if (kept == 2 && sol[1].err < sol[0].err) std::swap(sol[0], sol[1]);
-            pose.solutions = kept;
-            for (int s = 0; s < kept; ++s) {
-                for (int i = 0; i < 9; ++i) pose.rotation[s][i] = sol[s].R.val[i];  // Matx is row-major
-                for (int i = 0; i < 3; ++i) pose.translation[s][i] = sol[s].t[i];
-                pose.error[s] = sol[s].err;
-            }
+            solve_ippe(*camera, object, image, cv::SOLVEPNP_IPPE_SQUARE, pose);
         }
         return AK_OK;
     });

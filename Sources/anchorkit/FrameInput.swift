@@ -7,20 +7,27 @@ struct FrameInput {
     let source: FrameSource
     let camera: CameraIntrinsics
     let markers: [MarkerSet]
+    /// Reference images (from --image, else the sequence's), with the folder their files are in.
+    let images: [SequenceDescription.ImageTarget]
+    let imageFolder: String
     /// The first frame, already decoded (it was needed to learn the frame size).
     let firstFrame: Frame?
 
-    init(input: String, cameraPath: String?, markerArguments: [String], fps: Double?) throws {
+    init(input: String, cameraPath: String?, markerArguments: [String], imageArguments: [String], fps: Double?) throws {
         let fm = FileManager.default
         var isDirectory: ObjCBool = false
         let exists = fm.fileExists(atPath: input, isDirectory: &isDirectory)
         var sequenceCamera: CameraIntrinsics?
         var sequenceMarkers: [MarkerSet] = []
+        var sequenceImages: [SequenceDescription.ImageTarget] = []
+        var folder = FileManager.default.currentDirectoryPath
         if exists && isDirectory.boolValue {
             let sequence = try RecordedSequence(folder: input)
             source = try sequence.openFrames()
             sequenceCamera = sequence.description.camera
             sequenceMarkers = sequence.description.markers ?? []
+            sequenceImages = sequence.description.images ?? []
+            folder = sequence.folder
         } else if input.contains("%") {
             source = try ImageFolderSource(pattern: input, framesPerSecond: fps ?? 30)
         } else if exists {
@@ -43,6 +50,9 @@ struct FrameInput {
                 throw InputError(cameraPath ?? input, e.message)
             }
         }
-        markers = markerArguments.isEmpty ? sequenceMarkers : try markerArguments.map(MarkerSet.init(argument:))
+        let given = imageArguments.isEmpty && markerArguments.isEmpty
+        markers = given ? sequenceMarkers : try markerArguments.map(MarkerSet.init(argument:))
+        images = given ? sequenceImages : try imageArguments.map(ReferenceImageSet.target(argument:))
+        imageFolder = imageArguments.isEmpty ? folder : FileManager.default.currentDirectoryPath
     }
 }

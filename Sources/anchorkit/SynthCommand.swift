@@ -19,6 +19,12 @@ struct SynthCommand: ParsableCommand {
     @Option(help: "Number of frames (default: the scene's).")
     var frames: Int?
 
+    @Option(help: "Frame width of image scenes (the height follows 4:3 unless given).")
+    var width: Int = 640
+
+    @Option(help: "Frame height of image scenes.")
+    var height: Int?
+
     @Flag(help: "List the scenes.")
     var list = false
 
@@ -28,7 +34,7 @@ struct SynthCommand: ParsableCommand {
     func run() throws {
         try reportingErrors {
             if list {
-                MarkerScenes.names.forEach { print($0) }
+                (MarkerScenes.names + ImageScenes.names).forEach { print($0) }
                 return
             }
             guard let scene, let output else { throw ValidationError("give a scene name and -o FOLDER (or --list)") }
@@ -36,7 +42,9 @@ struct SynthCommand: ParsableCommand {
                 throw ValidationError("--storage must be images, video or both")
             }
             if let frames, frames <= 0 || frames > 100_000 { throw ValidationError("--frames must be 1...100000") }
-            let description = try MarkerScenes.scene(named: scene, frameCount: frames)
+            let description = MarkerScenes.names.contains(scene)
+                ? try MarkerScenes.scene(named: scene, frameCount: frames)
+                : try ImageScenes.scene(named: scene, frameCount: frames, width: width, height: height ?? width * 3 / 4)
             let progress = ProgressLine("synth \(scene)", quiet: quiet)
             try SequenceSynthesizer(storage: storage).write(description, to: output) { done, total in
                 progress.update(done: done, total: total)

@@ -5,7 +5,7 @@ import Foundation
 struct TrackCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "track",
-        abstract: "Track markers in a recorded sequence or video and write the anchor stream (JSON Lines).")
+        abstract: "Track markers and reference images in a recorded sequence or video and write the anchor stream (JSON Lines).")
 
     @Argument(help: "A sequence folder (with sequence.json), a video file, or a frame pattern such as frames/%06d.png.")
     var input: String
@@ -16,6 +16,13 @@ struct TrackCommand: ParsableCommand {
     @Option(name: .customLong("markers"), parsing: .upToNextOption,
             help: "Marker families DICTIONARY:SIZE_METRES[:ID,ID...], e.g. DICT_4X4_50:0.08; DICTIONARY may be an OpenCV dictionary YAML file (overrides the sequence's).")
     var markers: [String] = []
+
+    @Option(name: .customLong("image"), parsing: .singleValue,
+            help: "A reference image NAME=PATH:WIDTH_METRES (repeatable), e.g. poster=poster.png:0.4 (with --markers, replaces the sequence's targets).")
+    var images: [String] = []
+
+    @Option(help: "How many reference images are followed at once (default 4).")
+    var maxImages: Int = 4
 
     @Option(help: "Corner refinement: template (default, most accurate), subpixel, contour, apriltag or none (detect-every-frame mode: subpixel).")
     var cornerRefinement: String = "template"
@@ -34,21 +41,26 @@ struct TrackCommand: ParsableCommand {
 
     func run() throws {
         try reportingErrors {
-            let input = try FrameInput(input: self.input, cameraPath: camera, markerArguments: markers, fps: fps)
-            guard !input.markers.isEmpty else {
-                throw ValidationError("nothing to track: give --markers DICTIONARY:SIZE or a sequence.json with markers")
+            let input = try FrameInput(input: self.input, cameraPath: camera, markerArguments: markers, imageArguments: images, fps: fps)
+            guard !input.markers.isEmpty || !input.images.isEmpty else {
+                throw ValidationError("nothing to track: give --markers DICTIONARY:SIZE, --image NAME=PATH:WIDTH, or a sequence.json with targets")
             }
+            guard maxImages >= 1 else { throw ValidationError("--max-images must be at least 1") }
             let refinements: [String: MarkerDetectionParameters.CornerRefinement] = [
                 "template": .template, "subpixel": .subpixel, "contour": .contour, "apriltag": .aprilTag, "none": .none]
             guard let refinement = refinements[cornerRefinement] else {
                 throw ValidationError("--corner-refinement must be one of template, subpixel, contour, apriltag, none")
             }
-            var configuration = Configuration(camera: input.camera, markers: input.markers)
+            let references = input.images.isEmpty ? nil : try ReferenceImageSet(targets: input.images, folder: input.imageFolder)
+            var configuration = Configuration(camera: input.camera, markers: input.markers, referenceImages: references)
+            configuration.imageTracking.maximumTracked = maxImages
             configuration.markerDetection.cornerRefinement = refinement
             switch mode {
             case "tracking": break
             case "detect-every-frame":
                 configuration.markerTracking = .detectEveryFrame
+                configuration.imageTracking.detectEveryFrame = true
+                configuration.imageTracking.filter = nil
                 if cornerRefinement == "template" { configuration.markerDetection.cornerRefinement = .subpixel }
             default: throw ValidationError("--mode must be tracking or detect-every-frame")
             }

@@ -187,7 +187,7 @@ struct MarkerPoseTests {
     func datasetMeetsTheThresholds(_ name: String) throws {
         let sequence = try RecordedSequence(folder: Paths.dataset(name))
         let truth = try #require(try sequence.groundTruth())
-        let session = try Session(configuration: Configuration(sequence: sequence.description))
+        let session = try Session(configuration: try Configuration(sequence: sequence))
         let source = try sequence.openFrames()
         var updates: [FrameUpdate] = []
         while let frame = try source.nextFrame() { updates.append(try session.process(frame)) }

@@ -70,6 +70,19 @@ public final class Image: @unchecked Sendable {
         try Image.make("resize") { ak_image_resize(handle, Int32(width), Int32(height), $0) }
     }
 
+    /// A copy of the rectangle at (x, y) of `width` x `height` pixels (clipped to the image).
+    public func cropped(x: Int, y: Int, width: Int, height: Int) throws -> Image {
+        let x0 = max(0, x), y0 = max(0, y), x1 = min(self.width, x + width), y1 = min(self.height, y + height)
+        guard x1 > x0, y1 > y0 else { throw NativeError(kind: .invalidArgument, message: "crop outside the image") }
+        var pixels = [UInt8](repeating: 0, count: (x1 - x0) * (y1 - y0) * channels)
+        withPixels { base, stride in
+            for row in y0..<y1 {
+                for i in 0..<((x1 - x0) * channels) { pixels[(row - y0) * (x1 - x0) * channels + i] = base[row * stride + x0 * channels + i] }
+            }
+        }
+        return try Image.fromPixels(pixels, width: x1 - x0, height: y1 - y0, channels: channels)
+    }
+
     /// Encodes to a file whose extension names the format (.png, .jpg, ...).
     public func write(to path: String) throws {
         try NativeError.check(ak_image_write(handle, path), path)

@@ -34,6 +34,13 @@ public enum TargetConvention {
     public static let opencvFromAnchor = Transform(
         rotation: Matrix3(rows: SIMD3(1, 0, 0), SIMD3(0, 0, -1), SIMD3(0, 1, 0)), translation: .zero)
 
+    /// `opencvImageTarget_from_anchor` for planar reference images, whose OpenCV frame has +x
+    /// right, +y **down** the image and +z **into** the target (so that image coordinates and
+    /// object coordinates agree): anchor x to x, anchor y (out of the face) to -z, anchor z
+    /// (toward the bottom edge) to y.
+    public static let opencvImageFromAnchor = Transform(
+        rotation: Matrix3(rows: SIMD3(1, 0, 0), SIMD3(0, 0, 1), SIMD3(0, -1, 0)), translation: .zero)
+
     /// `arkitCamera_from_anchor` from OpenCV's `opencvCamera_from_opencvTarget`.
     public static func cameraFromAnchor(opencvCameraFromTarget: Transform) -> Transform {
         CameraConvention.flip * opencvCameraFromTarget * opencvFromAnchor

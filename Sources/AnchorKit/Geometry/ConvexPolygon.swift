@@ -51,4 +51,30 @@ public enum ConvexPolygon {
         let w = Double(width) - 0.5, h = Double(height) - 0.5
         return [SIMD2(-0.5, -0.5), SIMD2(w, -0.5), SIMD2(w, h), SIMD2(-0.5, h)]
     }
+
+    /// True if the polygon is convex (all turns the same way) and not degenerate.
+    public static func isConvex(_ p: [SIMD2<Double>]) -> Bool {
+        guard p.count >= 3 else { return false }
+        var sign = 0.0
+        for i in p.indices {
+            let a = p[i], b = p[(i + 1) % p.count], c = p[(i + 2) % p.count]
+            let turn = (b.x - a.x) * (c.y - b.y) - (b.y - a.y) * (c.x - b.x)
+            if turn == 0 { return false }
+            if sign == 0 { sign = turn } else if (turn > 0) != (sign > 0) { return false }
+        }
+        return true
+    }
+
+    /// True if `point` lies inside (or on) the convex polygon.
+    public static func contains(_ polygon: [SIMD2<Double>], _ point: SIMD2<Double>) -> Bool {
+        var sign = 0.0
+        for i in polygon.indices {
+            let a = polygon[i], b = polygon[(i + 1) % polygon.count]
+            let side = (b.x - a.x) * (point.y - a.y) - (b.y - a.y) * (point.x - a.x)
+            if side != 0 {
+                if sign == 0 { sign = side } else if (side > 0) != (sign > 0) { return false }
+            }
+        }
+        return true
+    }
 }

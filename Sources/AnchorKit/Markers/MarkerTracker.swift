@@ -59,7 +59,7 @@ public final class MarkerTracker: AnchorTracker {
     /// The corner noise in use, pixels.
     private let cornerSigma: Double
     /// Per marker: its pose track (the filters of its live hypotheses).
-    private var tracks: [String: MarkerPoseTrack] = [:]
+    private var tracks: [String: PlanarPoseTrack] = [:]
     /// Per marker: the last frame it was seen in and its corners there.
     private var lastSeen: [String: (frame: Int, id: Int, corners: [SIMD2<Double>])] = [:]
     /// Ids detected but not yet confirmed: consecutive detections so far and the last frame.
@@ -113,7 +113,7 @@ public final class MarkerTracker: AnchorTracker {
                 bySize[set.size, default: []].append(d)
             }
             for (size, group) in bySize.sorted(by: { $0.key < $1.key }) {
-                let hypotheses = try SquarePoseSolver.solve(corners: group.map(\.corners), side: size, camera: camera)
+                let hypotheses = try PlanarPoseSolver.solveSquares(corners: group.map(\.corners), side: size, camera: camera)
                 let identifiers = group.map { "marker/\(family.detector.dictionary.name)/\($0.id)" }
                 let measured = hypotheses.map { h in
                     h.map { ($0, PoseUncertainty.covariance(
@@ -171,7 +171,7 @@ public final class MarkerTracker: AnchorTracker {
 
     /// The pose of each marker in this frame (see the type's documentation): decisive markers
     /// first, whose normals then guide the others; with filtering, through each marker's
-    /// ``MarkerPoseTrack``.
+    /// ``PlanarPoseTrack``.
     private func resolve(_ hypotheses: [[Measurement]], identifiers: [String], frame: Frame) -> [Transform?] {
         let decisive = hypotheses.map { h in
             h.count == 1 || (h.count > 1 && isDecisive(h[0].hypothesis.reprojectionError, h[1].hypothesis.reprojectionError))
@@ -199,7 +199,7 @@ public final class MarkerTracker: AnchorTracker {
             }
             // A weak prior toward the decisive markers' orientation.
             let prior: [Double] = normal == .zero || h.count < 2 ? [0, 0] : (agreement(h[0]) >= agreement(h[1]) ? [0, 2] : [2, 0])
-            let track = MarkerPoseTrack(measurements, prior: prior, sigma: cornerSigma,
+            let track = PlanarPoseTrack(measurements, prior: prior, sigma: cornerSigma,
                                         time: frame.time, frame: frame.index, settings: settings)
             tracks[id] = track
             return track.pose

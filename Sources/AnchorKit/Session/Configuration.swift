@@ -8,14 +8,22 @@ public struct Configuration: Sendable {
     public var markerDetection = MarkerDetectionParameters()
     /// How the marker tracker resolves pose ambiguities.
     public var markerTracking = MarkerTracker.Parameters()
+    /// Reference images to find and follow (nil: no image tracking).
+    public var referenceImages: ReferenceImageSet?
+    /// How images are detected and followed.
+    public var imageTracking = ImageTracker.Parameters()
 
-    public init(camera: CameraIntrinsics, markers: [MarkerSet] = []) {
+    public init(camera: CameraIntrinsics, markers: [MarkerSet] = [], referenceImages: ReferenceImageSet? = nil) {
         self.camera = camera
         self.markers = markers
+        self.referenceImages = referenceImages
     }
 
-    /// The configuration a recorded sequence describes (its camera and targets).
-    public init(sequence: SequenceDescription) {
-        self.init(camera: sequence.camera, markers: sequence.markers ?? [])
+    /// The configuration a recorded sequence describes (its camera, markers and reference
+    /// images, loaded from the sequence folder).
+    public init(sequence: RecordedSequence) throws {
+        let d = sequence.description
+        let images = try d.images.flatMap { $0.isEmpty ? nil : try ReferenceImageSet(targets: $0, folder: sequence.folder) }
+        self.init(camera: d.camera, markers: d.markers ?? [], referenceImages: images)
     }
 }

@@ -22,6 +22,9 @@ public final class Session {
                                               detection: configuration.markerDetection,
                                               parameters: configuration.markerTracking))
         }
+        if let images = configuration.referenceImages, !images.images.isEmpty {
+            trackers.append(ImageTracker(references: images, camera: configuration.camera, parameters: configuration.imageTracking))
+        }
         self.trackers = trackers
     }
 

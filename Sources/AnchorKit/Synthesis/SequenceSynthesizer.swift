@@ -91,10 +91,11 @@ public struct SequenceSynthesizer {
         try truth.finish()
         try gravity.commit()
 
+        let images = try writeReferenceImages(scene, into: folder)
         let description = SequenceDescription(
             name: scene.name, fps: scene.framesPerSecond,
             frames: storage == .video ? nil : "frames/%06d.png", video: storage == .video ? "video.mp4" : nil,
-            camera: camera, markers: scene.markers.isEmpty ? nil : scene.markers,
+            camera: camera, images: images.isEmpty ? nil : images, markers: scene.markers.isEmpty ? nil : scene.markers,
             gravity: "gravity.jsonl", groundTruth: "groundtruth.jsonl")
         let json = JSONEncoder()
         json.outputFormatting = [.prettyPrinted, .sortedKeys]
@@ -104,6 +105,20 @@ public struct SequenceSynthesizer {
             alternate.frames = nil
             alternate.video = "video.mp4"
             try json.encode(alternate).write(to: URL(fileURLWithPath: folder + "/sequence-video.json"))
+        }
+    }
+
+    /// Writes `targets/<name>.jpg` for every image target in the scene and every distractor, and
+    /// returns their sequence.json entries (targets first).
+    private func writeReferenceImages(_ scene: SyntheticScene, into folder: String) throws -> [SequenceDescription.ImageTarget] {
+        let planes = scene.planes.compactMap { p in p.target.flatMap { $0.kind == .image ? (p.texture, $0.name, $0.extent.x) : nil } }
+        let all = planes + scene.distractors.map { ($0.image, $0.name, $0.physicalWidth) }
+        guard !all.isEmpty else { return [] }
+        try FileManager.default.createDirectory(atPath: folder + "/targets", withIntermediateDirectories: true)
+        return try all.map { texture, name, width in
+            let file = "targets/\(name).png"
+            try texture.write(to: folder + "/" + file)
+            return SequenceDescription.ImageTarget(name: name, file: file, physicalWidth: width)
         }
     }
 

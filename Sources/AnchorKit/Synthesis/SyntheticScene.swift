@@ -22,6 +22,8 @@ public struct SyntheticScene {
     public var background = 90.0
     /// The marker sets to list in sequence.json.
     public var markers: [MarkerSet] = []
+    /// Reference images that are listed in sequence.json but not in the scene (distractors).
+    public var distractors: [(name: String, image: Image, physicalWidth: Double)] = []
     /// Seed of all randomness (noise, shake).
     public var seed: UInt64 = 1
 

@@ -1,13 +1,14 @@
-/// The pose history of one marker, robust to the planar two-fold ambiguity.
+/// The pose history of one planar target (a marker, a reference image), robust to the planar
+/// two-fold ambiguity.
 ///
-/// A small marker seen nearly head-on has two poses that explain its corners almost equally
+/// A small target seen nearly head-on has two poses that explain its corners almost equally
 /// well, and a single frame cannot tell them apart; choosing one and following it lets an early
 /// wrong choice persist for as long as the view stays ambiguous, and a single noisy frame can
 /// look decisive. So the track keeps one ``PoseFilter`` per hypothesis (a branch) and scores
 /// each branch by how well its measurements explain the corners over recent frames
 /// (`Σ residual² / σ²`, decaying by a factor per frame); the better branch is reported, and the
 /// worse is dropped once the evidence against it is overwhelming.
-struct MarkerPoseTrack {
+struct PlanarPoseTrack {
     /// One pose hypothesis followed over time.
     struct Branch {
         var filter: PoseFilter

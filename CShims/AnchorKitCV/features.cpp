@@ -1,0 +1,353 @@
+// features.cpp — ORB features of planar reference images and of frames, and matching them: one
+// set against another (brute force) or a frame against many references (brute force or FLANN's
+// multi-probe LSH).
+#include "internal.hpp"
+
+#include <algorithm>
+#include <atomic>
+#include <climits>
+#include <cmath>
+#include <cstring>
+#include <numeric>
+
+using namespace akcv;
+
+namespace {
+
+constexpr int kDescriptorBytes = 32;     // ORB with WTA_K = 2
+constexpr int kMaxFeatures = 100000;     // per image
+constexpr int kMaxGridSide = 64;
+
+// Multi-probe LSH parameters, chosen on the Oxford affine sequences against 10...500 references of
+// ~500 features (see the measurements in the report of issue 3): 12 tables of 20-bit keys probed
+// at Hamming radius 2 give the best recall for their speed; fewer tables or shorter keys lose
+// matches, longer keys empty the buckets.
+constexpr unsigned kLshTables = 12, kLshKeyBits = 20, kLshProbeLevel = 2;
+constexpr int kLshBlock = 64;  // query rows per parallel task
+
+ak_status check_orb_params(const char *fn, const ak_orb_params &p) {
+    if (p.max_features < 1 || p.max_features > kMaxFeatures)
+        return fail(AK_ERR_ARGUMENT, fn, "max_features must be in 1...%d, got %d", kMaxFeatures, p.max_features);
+    if (!(p.scale_factor > 1) || !(p.scale_factor <= 4))
+        return fail(AK_ERR_ARGUMENT, fn, "scale_factor must be in (1, 4], got %g", p.scale_factor);
+    if (p.levels < 1 || p.levels > 32) return fail(AK_ERR_ARGUMENT, fn, "levels must be in 1...32, got %d", p.levels);
+    if (p.fast_threshold < 1 || p.fast_threshold > 254)
+        return fail(AK_ERR_ARGUMENT, fn, "fast_threshold must be in 1...254, got %d", p.fast_threshold);
+    if (p.grid_columns < 0 || p.grid_rows < 0 || p.grid_columns > kMaxGridSide || p.grid_rows > kMaxGridSide ||
+        ((p.grid_columns == 0) != (p.grid_rows == 0)))
+        return fail(AK_ERR_ARGUMENT, fn, "grid_columns and grid_rows must both be 0 (no grid) or both in 1...%d, got %d x %d",
+                    kMaxGridSide, p.grid_columns, p.grid_rows);
+    return AK_OK;
+}
+
+// One ORB object per thread, reconfigured per call (cv::ORB is not safe to share between threads,
+// and creating one per call allocates its pattern tables again).
+cv::ORB &thread_orb() {
+    thread_local cv::Ptr<cv::ORB> orb;
+    if (!orb) orb = cv::ORB::create();
+    return *orb;
+}
+
+// Keeps at most `limit` keypoints spread over a cols x rows grid: first up to ceil(limit / cells)
+// per cell, strongest response first, then the strongest of the rest up to `limit`. The result
+// (keypoints and descriptor rows) is ordered by decreasing response.
+void keep_spread(std::vector<cv::KeyPoint> &keypoints, cv::Mat &descriptors, cv::Size size, int limit, int cols,
+                 int rows) {
+    const size_t n = keypoints.size();
+    std::vector<int> order(n);
+    std::iota(order.begin(), order.end(), 0);
+    std::sort(order.begin(), order.end(), [&](int a, int b) {
+        const float ra = keypoints[static_cast<size_t>(a)].response, rb = keypoints[static_cast<size_t>(b)].response;
+        return ra > rb || (ra == rb && a < b);  // ties keep ORB's order: deterministic
+    });
+    const int cells = cols * rows;
+    const int cap = (limit + cells - 1) / cells;
+    std::vector<int> per_cell(static_cast<size_t>(cells), 0);
+    std::vector<char> taken(n, 0);
+    int kept = 0;
+    for (int i : order) {
+        if (kept >= limit) break;
+        const cv::Point2f &p = keypoints[static_cast<size_t>(i)].pt;
+        const int cx = std::min(cols - 1, std::max(0, static_cast<int>(p.x * cols / size.width)));
+        const int cy = std::min(rows - 1, std::max(0, static_cast<int>(p.y * rows / size.height)));
+        int &c = per_cell[static_cast<size_t>(cy * cols + cx)];
+        if (c < cap) {
+            ++c;
+            taken[static_cast<size_t>(i)] = 1;
+            ++kept;
+        }
+    }
+    for (int i : order) {
+        if (kept >= limit) break;
+        if (!taken[static_cast<size_t>(i)]) {
+            taken[static_cast<size_t>(i)] = 1;
+            ++kept;
+        }
+    }
+    std::vector<cv::KeyPoint> out_kp;
+    out_kp.reserve(static_cast<size_t>(kept));
+    cv::Mat out_desc(kept, kDescriptorBytes, CV_8U);
+    int r = 0;
+    for (int i : order) {
+        if (!taken[static_cast<size_t>(i)]) continue;
+        out_kp.push_back(keypoints[static_cast<size_t>(i)]);
+        std::memcpy(out_desc.ptr(r++), descriptors.ptr(i), kDescriptorBytes);
+    }
+    keypoints.swap(out_kp);
+    descriptors = out_desc;
+}
+
+ak_keypoint to_ak(const cv::KeyPoint &k) {
+    return ak_keypoint{k.pt.x, k.pt.y, k.size, k.angle, k.response, k.octave};
+}
+
+// The common argument checks of the matching functions.
+ak_status check_match_output(const char *fn, ak_match *matches, int capacity, int *count) {
+    if (count) *count = 0;
+    if (!count) return fail(AK_ERR_ARGUMENT, fn, "count is NULL");
+    if (capacity < 0) return fail(AK_ERR_ARGUMENT, fn, "capacity must be >= 0, got %d", capacity);
+    if (capacity > 0 && !matches) return fail(AK_ERR_ARGUMENT, fn, "matches is NULL but capacity is %d", capacity);
+    return AK_OK;
+}
+
+// A descriptor matrix OpenCV can search: continuous rows x 32 CV_8U.
+bool valid_descriptors(const ak_features &f) {
+    if (f.keypoints.empty()) return f.descriptors.empty();
+    return f.descriptors.rows == static_cast<int>(f.keypoints.size()) && f.descriptors.cols == kDescriptorBytes &&
+           f.descriptors.type() == CV_8U && f.descriptors.isContinuous();
+}
+
+// Writes knnMatch results (k <= 2) of query rows against the global rows of `offsets` (one
+// reference of `offsets.size() - 1`).
+int write_knn(const std::vector<std::vector<cv::DMatch>> &knn, const std::vector<int> &offsets, ak_match *matches,
+              int capacity) {
+    int found = 0;
+    for (const std::vector<cv::DMatch> &m : knn) {
+        if (m.empty() || m[0].trainIdx < 0) continue;
+        if (found < capacity) {
+            const int row = m[0].trainIdx;
+            const int ref = static_cast<int>(std::upper_bound(offsets.begin(), offsets.end(), row) - offsets.begin()) - 1;
+            ak_match &out = matches[found];
+            out.query = m[0].queryIdx;
+            out.reference = ref;
+            out.train = row - offsets[static_cast<size_t>(ref)];
+            out.distance = cvRound(m[0].distance);
+            out.second_distance = (m.size() > 1 && m[1].trainIdx >= 0) ? cvRound(m[1].distance) : INT_MAX;
+        }
+        ++found;
+    }
+    return found;
+}
+
+}  // namespace
+
+extern "C" {
+
+void ak_orb_params_default(ak_orb_params *params) {
+    if (!params) return;
+    *params = ak_orb_params{1000, 1.2, 8, 20, 4, 4};
+}
+
+ak_status ak_features_detect(const ak_image *image, const ak_image *mask, const ak_orb_params *params,
+                             ak_features **out) {
+    static const char *fn = "ak_features_detect";
+    return guarded(fn, [&]() -> ak_status {
+        if (!out) return fail(AK_ERR_ARGUMENT, fn, "out is NULL");
+        *out = nullptr;
+        if (ak_status s = check_image(fn, image, "image")) return s;
+        if (mask) {
+            if (ak_status s = check_image(fn, mask, "mask")) return s;
+            if (mask->mat.channels() != 1) return fail(AK_ERR_ARGUMENT, fn, "mask must be gray (1 channel)");
+            if (mask->mat.size() != image->mat.size())
+                return fail(AK_ERR_ARGUMENT, fn, "mask is %dx%d but the image is %dx%d", mask->mat.cols, mask->mat.rows,
+                            image->mat.cols, image->mat.rows);
+        }
+        ak_orb_params p;
+        if (params) {
+            p = *params;
+        } else {
+            ak_orb_params_default(&p);
+        }
+        if (ak_status s = check_orb_params(fn, p)) return s;
+
+        const bool grid = p.grid_columns > 0 && p.grid_rows > 0;
+        cv::ORB &orb = thread_orb();
+        orb.setMaxFeatures(grid ? 2 * p.max_features : p.max_features);
+        orb.setScaleFactor(p.scale_factor);
+        orb.setNLevels(p.levels);
+        orb.setFastThreshold(p.fast_threshold);
+
+        const cv::Mat gray = to_channels(image->mat, 1);
+        std::unique_ptr<ak_features> f(new ak_features);
+        const cv::Mat no_mask;
+        orb.detectAndCompute(gray, mask ? mask->mat : no_mask, f->keypoints, f->descriptors);
+        if (f->keypoints.empty()) {
+            f->descriptors.release();
+        } else if (f->descriptors.rows != static_cast<int>(f->keypoints.size()) || f->descriptors.cols != kDescriptorBytes ||
+                   f->descriptors.type() != CV_8U) {
+            return fail(AK_ERR_INTERNAL, fn, "ORB returned %d descriptors of %d bytes for %zu keypoints",
+                        f->descriptors.rows, f->descriptors.cols, f->keypoints.size());
+        } else if (grid) {
+            keep_spread(f->keypoints, f->descriptors, gray.size(), p.max_features, p.grid_columns, p.grid_rows);
+        }
+        if (!f->descriptors.empty() && !f->descriptors.isContinuous()) f->descriptors = f->descriptors.clone();
+        *out = f.release();
+        return AK_OK;
+    });
+}
+
+ak_status ak_features_create(const ak_keypoint *keypoints, const uint8_t *descriptors, int count, ak_features **out) {
+    static const char *fn = "ak_features_create";
+    return guarded(fn, [&]() -> ak_status {
+        if (!out) return fail(AK_ERR_ARGUMENT, fn, "out is NULL");
+        *out = nullptr;
+        if (count < 0 || count > 100 * kMaxFeatures)
+            return fail(AK_ERR_ARGUMENT, fn, "count must be in 0...%d, got %d", 100 * kMaxFeatures, count);
+        if (count > 0 && (!keypoints || !descriptors))
+            return fail(AK_ERR_ARGUMENT, fn, "keypoints or descriptors is NULL but count is %d", count);
+        std::unique_ptr<ak_features> f(new ak_features);
+        f->keypoints.reserve(static_cast<size_t>(count));
+        for (int i = 0; i < count; ++i) {
+            const ak_keypoint &k = keypoints[i];
+            if (!std::isfinite(k.x) || !std::isfinite(k.y) || !std::isfinite(k.size) || !std::isfinite(k.angle) ||
+                !std::isfinite(k.response))
+                return fail(AK_ERR_ARGUMENT, fn, "keypoint %d has a non-finite field", i);
+            f->keypoints.emplace_back(k.x, k.y, k.size, k.angle, k.response, k.octave);
+        }
+        if (count > 0) {
+            f->descriptors.create(count, kDescriptorBytes, CV_8U);
+            std::memcpy(f->descriptors.data, descriptors, static_cast<size_t>(count) * kDescriptorBytes);
+        }
+        *out = f.release();
+        return AK_OK;
+    });
+}
+
+void ak_features_free(ak_features *features) { delete features; }
+
+int ak_features_count(const ak_features *features) {
+    return features ? static_cast<int>(features->keypoints.size()) : 0;
+}
+
+void ak_features_keypoints(const ak_features *features, ak_keypoint *keypoints, int capacity) {
+    if (!features || !keypoints || capacity <= 0) return;
+    const size_t n = std::min(features->keypoints.size(), static_cast<size_t>(capacity));
+    for (size_t i = 0; i < n; ++i) keypoints[i] = to_ak(features->keypoints[i]);
+}
+
+const uint8_t *ak_features_descriptors(const ak_features *features) {
+    return (features && !features->descriptors.empty()) ? features->descriptors.data : nullptr;
+}
+
+ak_status ak_feature_index_create(const ak_features *const *references, int count, ak_index_kind kind,
+                                  ak_feature_index **out) {
+    static const char *fn = "ak_feature_index_create";
+    return guarded(fn, [&]() -> ak_status {
+        if (!out) return fail(AK_ERR_ARGUMENT, fn, "out is NULL");
+        *out = nullptr;
+        const int k = enum_value(kind);
+        if (k != AK_INDEX_BRUTE_FORCE && k != AK_INDEX_LSH) return fail(AK_ERR_ARGUMENT, fn, "unknown index kind %d", k);
+        if (count < 0) return fail(AK_ERR_ARGUMENT, fn, "count must be >= 0, got %d", count);
+        if (count > 0 && !references) return fail(AK_ERR_ARGUMENT, fn, "references is NULL but count is %d", count);
+        int64_t total = 0;
+        for (int i = 0; i < count; ++i) {
+            if (!references[i]) return fail(AK_ERR_ARGUMENT, fn, "reference %d is NULL", i);
+            if (!valid_descriptors(*references[i])) return fail(AK_ERR_ARGUMENT, fn, "reference %d has malformed descriptors", i);
+            total += static_cast<int64_t>(references[i]->keypoints.size());
+        }
+        if (total > INT_MAX / kDescriptorBytes)
+            return fail(AK_ERR_ARGUMENT, fn, "too many reference descriptors: %lld", static_cast<long long>(total));
+
+        std::unique_ptr<ak_feature_index> index(new ak_feature_index);
+        index->kind = static_cast<ak_index_kind>(k);
+        index->offsets.resize(static_cast<size_t>(count) + 1);
+        index->offsets[0] = 0;
+        if (total > 0) index->descriptors.create(static_cast<int>(total), kDescriptorBytes, CV_8U);
+        int row = 0;
+        for (int i = 0; i < count; ++i) {
+            const cv::Mat &d = references[i]->descriptors;
+            if (!d.empty()) {
+                std::memcpy(index->descriptors.ptr(row), d.data, d.total());
+                row += d.rows;
+            }
+            index->offsets[static_cast<size_t>(i) + 1] = row;
+        }
+        if (k == AK_INDEX_BRUTE_FORCE) {
+            index->matcher = cv::BFMatcher::create(cv::NORM_HAMMING, false);
+        } else if (total > 0) {
+            index->lsh = cv::makePtr<cv::flann::Index>(index->descriptors,
+                                                       cv::flann::LshIndexParams(kLshTables, kLshKeyBits, kLshProbeLevel),
+                                                       cvflann::FLANN_DIST_HAMMING);
+        }
+        *out = index.release();
+        return AK_OK;
+    });
+}
+
+void ak_feature_index_free(ak_feature_index *index) { delete index; }
+
+ak_status ak_feature_index_match(ak_feature_index *index, const ak_features *query, ak_match *matches, int capacity,
+                                 int *count) {
+    static const char *fn = "ak_feature_index_match";
+    return guarded(fn, [&]() -> ak_status {
+        if (ak_status s = check_match_output(fn, matches, capacity, count)) return s;
+        if (!index) return fail(AK_ERR_ARGUMENT, fn, "index is NULL");
+        if (!query) return fail(AK_ERR_ARGUMENT, fn, "query is NULL");
+        if (!valid_descriptors(*query)) return fail(AK_ERR_ARGUMENT, fn, "query has malformed descriptors");
+        if (query->descriptors.empty() || index->descriptors.empty()) return AK_OK;
+
+        std::vector<std::vector<cv::DMatch>> knn;
+        if (index->kind == AK_INDEX_BRUTE_FORCE) {
+            index->matcher->knnMatch(query->descriptors, index->descriptors, knn, 2);
+        } else {
+            const int n = query->descriptors.rows;
+            // FLANN leaves the slots of missing neighbours as they were (4.6): pre-fill them.
+            cv::Mat indices(n, 2, CV_32S, cv::Scalar(-1)), dists(n, 2, CV_32S, cv::Scalar(INT_MAX));
+            // FLANN searches one query at a time on one thread; the searches only read the index, so
+            // blocks of queries run in parallel, each into its own rows of the results.
+            std::atomic<bool> shape_ok{true};
+            cv::flann::Index &lsh = *index->lsh;
+            cv::parallel_for_(cv::Range(0, (n + kLshBlock - 1) / kLshBlock), [&](const cv::Range &blocks) {
+                for (int b = blocks.start; b < blocks.end; ++b) {
+                    const int r0 = b * kLshBlock, r1 = std::min(n, r0 + kLshBlock);
+                    cv::Mat bi = indices.rowRange(r0, r1), bd = dists.rowRange(r0, r1);
+                    const uchar *pi = bi.data, *pd = bd.data;
+                    lsh.knnSearch(query->descriptors.rowRange(r0, r1), bi, bd, 2, cv::flann::SearchParams());
+                    if (bi.data != pi || bd.data != pd) shape_ok = false;  // reallocated: results not in place
+                }
+            });
+            if (!shape_ok) return fail(AK_ERR_INTERNAL, fn, "FLANN returned results of an unexpected shape");
+            const int total = index->descriptors.rows;
+            knn.resize(static_cast<size_t>(n));
+            for (int q = 0; q < n; ++q) {
+                const int *idx = indices.ptr<int>(q);
+                const int *dst = dists.ptr<int>(q);
+                std::vector<cv::DMatch> &m = knn[static_cast<size_t>(q)];
+                for (int k = 0; k < 2; ++k)
+                    if (idx[k] >= 0 && idx[k] < total) m.emplace_back(q, idx[k], static_cast<float>(dst[k]));
+            }
+        }
+        *count = write_knn(knn, index->offsets, matches, capacity);
+        return AK_OK;
+    });
+}
+
+ak_status ak_features_match(const ak_features *query, const ak_features *train, ak_match *matches, int capacity,
+                            int *count) {
+    static const char *fn = "ak_features_match";
+    return guarded(fn, [&]() -> ak_status {
+        if (ak_status s = check_match_output(fn, matches, capacity, count)) return s;
+        if (!query || !train) return fail(AK_ERR_ARGUMENT, fn, "query or train is NULL");
+        if (!valid_descriptors(*query) || !valid_descriptors(*train))
+            return fail(AK_ERR_ARGUMENT, fn, "query or train has malformed descriptors");
+        if (query->descriptors.empty() || train->descriptors.empty()) return AK_OK;
+        std::vector<std::vector<cv::DMatch>> knn;
+        cv::BFMatcher matcher(cv::NORM_HAMMING, false);
+        matcher.knnMatch(query->descriptors, train->descriptors, knn, 2);
+        const std::vector<int> offsets = {0, train->descriptors.rows};
+        *count = write_knn(knn, offsets, matches, capacity);
+        return AK_OK;
+    });
+}
+
+}  // extern "C"

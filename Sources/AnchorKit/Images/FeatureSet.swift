@@ -1,0 +1,110 @@
+import AnchorKitCV
+
+/// ORB keypoints and their 32-byte binary descriptors, of one image.
+public final class FeatureSet: @unchecked Sendable {
+    /// ORB settings.
+    public struct Parameters: Sendable, Equatable {
+        /// How many features to keep.
+        public var maximumCount = 1000
+        /// Scale step of the pyramid and its number of levels.
+        public var scaleFactor = 1.2
+        public var levels = 8
+        /// FAST corner threshold.
+        public var fastThreshold = 20
+        /// Features are spread over a grid of cells (columns x rows; 0 = no grid).
+        public var gridColumns = 4, gridRows = 4
+        public init() {}
+
+        var native: ak_orb_params {
+            var p = ak_orb_params()
+            ak_orb_params_default(&p)
+            p.max_features = Int32(maximumCount); p.scale_factor = scaleFactor; p.levels = Int32(levels)
+            p.fast_threshold = Int32(fastThreshold); p.grid_columns = Int32(gridColumns); p.grid_rows = Int32(gridRows)
+            return p
+        }
+    }
+
+    let handle: OpaquePointer
+    /// The keypoints' positions in pixels (OpenCV's convention), index-aligned with the descriptors.
+    public let points: [SIMD2<Float>]
+    /// Number of features.
+    public var count: Int { points.count }
+
+    private init(taking handle: OpaquePointer) {
+        self.handle = handle
+        let n = Int(ak_features_count(handle))
+        var keypoints = [ak_keypoint](repeating: ak_keypoint(), count: n)
+        ak_features_keypoints(handle, &keypoints, Int32(n))
+        points = keypoints.map { SIMD2($0.x, $0.y) }
+    }
+
+    deinit { ak_features_free(handle) }
+
+    /// Detects features in `image`, optionally only where `mask` (gray, same size) is non-zero.
+    public convenience init(image: Image, mask: Image? = nil, parameters: Parameters = Parameters()) throws {
+        var p = parameters.native
+        var out: OpaquePointer?
+        try NativeError.check(ak_features_detect(image.handle, mask?.handle, &p, &out), "features")
+        self.init(taking: out!)
+    }
+
+    /// One set holding the features of several images of one picture at different scales, with
+    /// keypoints mapped to the first image's pixels: `scale` is how many of those pixels one
+    /// pixel of the set spans (pixel centres: `x0 = (x + 0.5) * scale - 0.5`).
+    public static func merging(_ sets: [(features: FeatureSet, scale: Double)]) throws -> FeatureSet {
+        var keypoints: [ak_keypoint] = []
+        var descriptors: [UInt8] = []
+        for (set, scale) in sets where set.count > 0 {
+            var k = [ak_keypoint](repeating: ak_keypoint(), count: set.count)
+            ak_features_keypoints(set.handle, &k, Int32(set.count))
+            for var p in k {
+                p.x = Float((Double(p.x) + 0.5) * scale - 0.5)
+                p.y = Float((Double(p.y) + 0.5) * scale - 0.5)
+                p.size *= Float(scale)
+                keypoints.append(p)
+            }
+            descriptors += set.descriptors
+        }
+        var out: OpaquePointer?
+        try NativeError.check(ak_features_create(keypoints, descriptors, Int32(keypoints.count), &out), "features")
+        return FeatureSet(taking: out!)
+    }
+
+    /// The raw descriptors (count x 32 bytes), e.g. to store a reference database.
+    public var descriptors: [UInt8] {
+        guard count > 0, let base = ak_features_descriptors(handle) else { return [] }
+        return Array(UnsafeBufferPointer(start: base, count: count * 32))
+    }
+
+    /// Brute-force two-nearest-neighbour matching of these features against `train`.
+    public func match(against train: FeatureSet) throws -> [FeatureMatch] {
+        try FeatureMatch.collect(capacity: count) { ak_features_match(handle, train.handle, &$0, $1, &$2) }
+    }
+}
+
+/// The best match of one query feature: which reference and keypoint, and the Hamming distances
+/// of the best and second-best candidates (for Lowe's ratio test).
+public struct FeatureMatch: Sendable, Equatable {
+    public var query: Int
+    public var reference: Int
+    public var train: Int
+    public var distance: Int
+    public var secondDistance: Int
+
+    /// Passes Lowe's ratio test: the best is clearly better than the runner-up.
+    public func isDistinctive(ratio: Double) -> Bool { Double(distance) < ratio * Double(secondDistance) }
+
+    static func collect(capacity: Int, _ call: (inout [ak_match], Int32, inout Int32) -> ak_status) throws -> [FeatureMatch] {
+        var buffer = [ak_match](repeating: ak_match(), count: max(capacity, 1))
+        var count: Int32 = 0
+        try NativeError.check(call(&buffer, Int32(buffer.count), &count), "matching")
+        if Int(count) > buffer.count {
+            buffer = [ak_match](repeating: ak_match(), count: Int(count))
+            try NativeError.check(call(&buffer, Int32(buffer.count), &count), "matching")
+        }
+        return buffer.prefix(Int(count)).map {
+            FeatureMatch(query: Int($0.query), reference: Int($0.reference), train: Int($0.train),
+                         distance: Int($0.distance), secondDistance: Int($0.second_distance))
+        }
+    }
+}

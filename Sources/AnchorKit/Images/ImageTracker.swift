@@ -1,0 +1,275 @@
+import Foundation
+
+/// Finds reference images in frames and follows them (ARImageTrackingConfiguration).
+///
+/// - Detection: ORB features of the frame (outside the targets already followed) are matched
+///   against every reference at once through the set's index; references with enough
+///   distinctive matches get a robust homography (USAC MAGSAC++), which is refined by aligning
+///   the reference to the frame (ECC) and verified by that alignment's correlation before an
+///   anchor is reported.
+/// - Tracking: a found target's points are followed by pyramidal Lucas–Kanade flow, the
+///   homography re-estimated from them and refined by ECC every frame; a target whose
+///   alignment fails is dropped and left to detection. Detection runs every frame while nothing
+///   is followed, and every `detectionInterval` frames otherwise.
+/// - Pose: IPPE on the refined corners, blended over time by a ``PlanarPoseTrack``.
+public final class ImageTracker: AnchorTracker {
+    /// Tuning.
+    public struct Parameters: Sendable {
+        /// How many targets are followed at once (ARKit's maximumNumberOfTrackedImages).
+        public var maximumTracked = 4
+        /// Frames between detection passes while at least one target is followed.
+        public var detectionInterval = 5
+        /// Frame features per detection pass.
+        public var frameFeatures = FeatureSet.Parameters()
+        /// Lowe's ratio for distinctive matches.
+        public var ratio = 0.8
+        /// Matches a reference needs before a homography is tried, and inliers it needs after.
+        public var minimumMatches = 12
+        public var minimumInliers = 12
+        /// Robust estimator and its threshold, pixels.
+        public var robustMethod = Homography.Method.usacMagsac
+        public var ransacThreshold = 4.0
+        /// ECC correlation an alignment needs to be accepted (detection) or kept (tracking).
+        public var minimumCorrelation = 0.6
+        /// Largest side of the reference copy aligned by ECC, pixels: alignment costs grow with it
+        /// and beyond a few hundred pixels accuracy no longer improves.
+        public var alignmentSize = 240
+        /// ECC iterations when following (the start is close) and when detecting.
+        public var trackingIterations = 10
+        public var detectionIterations = 40
+        /// Points followed per target.
+        public var trackedPoints = 150
+        /// Corner noise after alignment, pixels (weights the pose filter).
+        public var cornerSigma = 0.25
+        /// Temporal pose filter; nil reports each frame's own estimate.
+        public var filter: PoseFilter.Parameters? = PoseFilter.Parameters()
+        /// The naive per-frame baseline: detection in every frame by brute-force matching
+        /// against each reference with a ratio test and RANSAC; no tracking, alignment or filter.
+        public var detectEveryFrame = false
+        public init() {}
+    }
+
+    /// A target being followed.
+    private struct Target {
+        let reference: Int
+        var homography: Matrix3       // working-copy px -> frame px
+        var referencePoints: [SIMD2<Float>]
+        var framePoints: [SIMD2<Float>]
+        var pose: PlanarPoseTrack?
+        var lastFrame: Int
+    }
+
+    public let references: ReferenceImageSet
+    private let camera: CameraIntrinsics
+    private let parameters: Parameters
+    private var targets: [Target] = []
+    private var previousPyramid: FlowPyramid?
+    private var lastDetection = Int.min / 2
+    /// Pose tracks of targets lost recently, kept so a quick re-detection continues them.
+    private var poses: [Int: PlanarPoseTrack] = [:]
+
+    public init(references: ReferenceImageSet, camera: CameraIntrinsics, parameters: Parameters = Parameters()) {
+        self.references = references
+        self.camera = camera
+        self.parameters = parameters
+    }
+
+    public func observe(_ frame: Frame) throws -> [TargetObservation] {
+        let gray = try frame.image.converted(toChannels: 1)
+        if parameters.detectEveryFrame {
+            return try detectNaively(in: gray, frame: frame)
+        }
+        let pyramid = try FlowPyramid(image: gray)
+        defer { previousPyramid = pyramid }
+
+        // Follow what we have.
+        var kept: [Target] = []
+        for var target in targets {
+            if let previous = previousPyramid, try follow(&target, from: previous, to: pyramid, gray: gray) {
+                target.lastFrame = frame.index
+                kept.append(target)
+            }
+        }
+        targets = kept
+
+        // Look for more.
+        let untracked = references.images.count > targets.count
+        if untracked && targets.count < parameters.maximumTracked
+            && (targets.isEmpty || frame.index - lastDetection >= parameters.detectionInterval) {
+            lastDetection = frame.index
+            try detect(in: gray, frame: frame)
+        }
+        return try targets.indices.compactMap { try observation(&targets[$0], frame: frame) }
+    }
+
+    // MARK: Tracking
+
+    private func follow(_ target: inout Target, from previous: FlowPyramid, to next: FlowPyramid, gray: Image) throws -> Bool {
+        let moved = try previous.track(target.framePoints, into: next)
+        var src: [SIMD2<Float>] = [], dst: [SIMD2<Float>] = []
+        for (i, p) in moved.enumerated() {
+            if let p { src.append(target.referencePoints[i]); dst.append(p) }
+        }
+        guard src.count >= parameters.minimumInliers,
+              let estimate = try Homography.estimate(from: src, to: dst, method: parameters.robustMethod, threshold: 2),
+              estimate.inlierCount >= parameters.minimumInliers else { return false }
+        guard let (h, correlation) = try align(estimate.matrix, reference: target.reference, gray: gray,
+                                               iterations: parameters.trackingIterations),
+              correlation >= parameters.minimumCorrelation else { return false }
+        target.homography = h
+        // Keep the inliers at their aligned positions; top up from the reference's keypoints.
+        var keptReference: [SIMD2<Float>] = []
+        for (i, inlier) in estimate.inliers.enumerated() where inlier { keptReference.append(src[i]) }
+        if keptReference.count < parameters.trackedPoints / 2 { keptReference = seedPoints(target.reference, h: h) }
+        target.referencePoints = keptReference
+        target.framePoints = keptReference.map { project(h, $0) }
+        return true
+    }
+
+    /// Reference keypoints that land inside the frame under `h`, strongest first.
+    private func seedPoints(_ reference: Int, h: Matrix3) -> [SIMD2<Float>] {
+        let w = Float(camera.width), hgt = Float(camera.height)
+        var points: [SIMD2<Float>] = []
+        for p in references.images[reference].features.points {
+            let q = project(h, p)
+            if q.x >= 8, q.y >= 8, q.x < w - 8, q.y < hgt - 8 { points.append(p) }
+            if points.count >= parameters.trackedPoints { break }
+        }
+        return points
+    }
+
+    private func project(_ h: Matrix3, _ p: SIMD2<Float>) -> SIMD2<Float> {
+        let q = Homography.map(h, SIMD2(Double(p.x), Double(p.y)))
+        return SIMD2(Float(q.x), Float(q.y))
+    }
+
+    /// ECC alignment of the reference to the frame at the pyramid level closest to its
+    /// footprint; the homography is converted to and from that level.
+    private func align(_ h: Matrix3, reference: Int, gray: Image, iterations: Int) throws -> (Matrix3, Double)? {
+        let ref = references.images[reference]
+        let corners = ref.corners.map { Homography.map(h, $0) }
+        let footprint = zip(corners, corners.dropFirst() + [corners[0]]).map { length($0 - $1) }.max() ?? 0
+        let wanted = min(footprint, Double(parameters.alignmentSize))
+        var level = 0
+        while level + 1 < ref.pyramid.count && Double(max(ref.pyramid[level].width, ref.pyramid[level].height)) > wanted * 1.5 { level += 1 }
+        // Pixel centres: working = (level + 0.5) * 2^k - 0.5.
+        let f = Double(1 << level)
+        let toWorking = Matrix3(rows: SIMD3(f, 0, 0.5 * f - 0.5), SIMD3(0, f, 0.5 * f - 0.5), SIMD3(0, 0, 1))
+        guard let (refined, correlation) = try Homography.refine(h * toWorking, reference: ref.pyramid[level], image: gray,
+                                                                 iterations: iterations),
+              let back = toWorking.inverse else { return nil }
+        return (refined * back, correlation)
+    }
+
+    // MARK: Detection
+
+    private func detect(in gray: Image, frame: Frame) throws {
+        let mask = try maskOfTargets(gray)
+        let features = try FeatureSet(image: gray, mask: mask, parameters: parameters.frameFeatures)
+        guard features.count >= parameters.minimumMatches else { return }
+        let matches = try references.index.match(features).filter { $0.isDistinctive(ratio: parameters.ratio) }
+        var byReference: [Int: [FeatureMatch]] = [:]
+        for m in matches { byReference[m.reference, default: []].append(m) }
+        let followed = Set(targets.map(\.reference))
+        let candidates = byReference.filter { !followed.contains($0.key) && $0.value.count >= parameters.minimumMatches }
+            .sorted { $0.value.count > $1.value.count }
+        for (reference, group) in candidates.prefix(3) where targets.count < parameters.maximumTracked {
+            let src = group.map { references.images[reference].features.points[$0.train] }
+            let dst = group.map { features.points[$0.query] }
+            guard let estimate = try Homography.estimate(from: src, to: dst, method: parameters.robustMethod,
+                                                         threshold: parameters.ransacThreshold),
+                  estimate.inlierCount >= parameters.minimumInliers, isPlausible(estimate.matrix, reference: reference),
+                  let (h, correlation) = try align(estimate.matrix, reference: reference, gray: gray,
+                                                   iterations: parameters.detectionIterations),
+                  correlation >= parameters.minimumCorrelation, isPlausible(h, reference: reference) else { continue }
+            var target = Target(reference: reference, homography: h, referencePoints: [], framePoints: [],
+                                pose: poses[reference], lastFrame: frame.index)
+            target.referencePoints = seedPoints(reference, h: h)
+            target.framePoints = target.referencePoints.map { project(h, $0) }
+            targets.append(target)
+        }
+    }
+
+    /// A mask that hides the targets already followed (0 inside their quads).
+    private func maskOfTargets(_ gray: Image) throws -> Image? {
+        guard !targets.isEmpty else { return nil }
+        var pixels = [UInt8](repeating: 255, count: gray.width * gray.height)
+        for t in targets {
+            let quad = references.images[t.reference].corners.map { Homography.map(t.homography, $0) }
+            let xs = quad.map(\.x), ys = quad.map(\.y)
+            let x0 = max(0, Int(xs.min()!)), x1 = min(gray.width - 1, Int(xs.max()!))
+            let y0 = max(0, Int(ys.min()!)), y1 = min(gray.height - 1, Int(ys.max()!))
+            guard x0 <= x1, y0 <= y1 else { continue }
+            for y in y0...y1 {
+                for x in x0...x1 where ConvexPolygon.contains(quad, SIMD2(Double(x), Double(y))) { pixels[y * gray.width + x] = 0 }
+            }
+        }
+        return try Image.fromPixels(pixels, width: gray.width, height: gray.height, channels: 1)
+    }
+
+    /// A homography that maps the reference to a convex, not degenerate, not absurdly skewed
+    /// quadrilateral in front of the camera.
+    private func isPlausible(_ h: Matrix3, reference: Int) -> Bool {
+        let ref = references.images[reference]
+        for c in ref.corners { if (h * SIMD3(c.x, c.y, 1)).z <= 0 { return false } }
+        let quad = ref.corners.map { Homography.map(h, $0) }
+        guard ConvexPolygon.isConvex(quad) else { return false }
+        let area = ConvexPolygon.area(quad)
+        guard area >= 400, area <= 16 * Double(camera.width * camera.height) else { return false }
+        let sides = zip(quad, quad.dropFirst() + [quad[0]]).map { length($0 - $1) }
+        return sides.min()! * 8 >= sides.max()!
+    }
+
+    // MARK: Pose and observation
+
+    private func observation(_ target: inout Target, frame: Frame) throws -> TargetObservation? {
+        let ref = references.images[target.reference]
+        let corners = ref.corners.map { Homography.map(target.homography, $0) }
+        let planeCorners = TargetConvention.corners(width: ref.physicalWidth, height: ref.physicalHeight).map { SIMD2($0.x, $0.z) }
+        let hypotheses = try PlanarPoseSolver.solve(targetPoints: planeCorners, pixels: corners, camera: camera)
+        guard !hypotheses.isEmpty else { return nil }
+        let pose: Transform
+        if let settings = parameters.filter {
+            let points3 = TargetConvention.corners(width: ref.physicalWidth, height: ref.physicalHeight)
+            let measurements = hypotheses.compactMap { h -> PlanarPoseTrack.Measurement? in
+                PoseUncertainty.covariance(of: h.cameraFromAnchor, points: points3, camera: camera, pixelSigma: max(parameters.cornerSigma, h.reprojectionError))
+                    .map { (h.cameraFromAnchor, h.reprojectionError, $0) }
+            }
+            guard !measurements.isEmpty else { return nil }
+            if var track = target.pose, frame.index - track.lastFrame <= 15 {
+                pose = track.update(measurements, sigma: parameters.cornerSigma, time: frame.time, frame: frame.index)
+                target.pose = track
+            } else {
+                let track = PlanarPoseTrack(measurements, prior: [], sigma: parameters.cornerSigma, time: frame.time,
+                                            frame: frame.index, settings: settings)
+                target.pose = track
+                pose = track.pose
+            }
+            poses[target.reference] = target.pose
+        } else {
+            pose = hypotheses[0].cameraFromAnchor
+        }
+        return TargetObservation(identifier: ref.identifier, kind: .image, name: ref.name, cameraFromAnchor: pose,
+                                 extent: SIMD2(ref.physicalWidth, ref.physicalHeight), corners: corners)
+    }
+
+    // MARK: Naive baseline
+
+    private func detectNaively(in gray: Image, frame: Frame) throws -> [TargetObservation] {
+        let features = try FeatureSet(image: gray, parameters: parameters.frameFeatures)
+        var found: [TargetObservation] = []
+        for (r, ref) in references.images.enumerated() where found.count < parameters.maximumTracked {
+            guard features.count >= parameters.minimumMatches else { break }
+            let matches = try features.match(against: ref.features).filter { $0.isDistinctive(ratio: parameters.ratio) }
+            guard matches.count >= parameters.minimumMatches,
+                  let estimate = try Homography.estimate(from: matches.map { ref.features.points[$0.train] },
+                                                         to: matches.map { features.points[$0.query] },
+                                                         method: .ransac, threshold: parameters.ransacThreshold),
+                  estimate.inlierCount >= parameters.minimumInliers, isPlausible(estimate.matrix, reference: r) else { continue }
+            var target = Target(reference: r, homography: estimate.matrix, referencePoints: [], framePoints: [], pose: nil,
+                                lastFrame: frame.index)
+            if let o = try observation(&target, frame: frame) { found.append(o) }
+        }
+        return found
+    }
+}
