@@ -21,6 +21,7 @@ struct PlanarPoseTrack {
 
     private(set) var branches: [Branch]
     private(set) var lastFrame: Int
+    private var settings: PoseFilter.Parameters?
     /// Older evidence counts less: a factor per frame.
     private let decay = 0.9
     /// A branch whose cost exceeds the other's by this much is dropped (a likelihood ratio of
@@ -32,6 +33,7 @@ struct PlanarPoseTrack {
     init(_ measurements: [Measurement], prior: [Double], sigma: Double, time: Double, frame: Int,
          settings: PoseFilter.Parameters) {
         lastFrame = frame
+        self.settings = settings
         branches = measurements.enumerated().map { i, m in
             Branch(filter: PoseFilter(pose: m.pose, covariance: m.covariance, time: time, parameters: settings),
                    cost: Self.evidence(m, sigma) + (prior.indices.contains(i) ? prior[i] : 0))
@@ -59,6 +61,13 @@ struct PlanarPoseTrack {
             let m = measurements[assignment[b]]
             branches[b].filter.update(m.pose, covariance: m.covariance, at: time)
             branches[b].cost = decay * branches[b].cost + Self.evidence(m, sigma)
+        }
+        // A hypothesis no branch follows starts one: a lone branch that drifted onto the
+        // wrong solution (their errors are alike for a moment) is then outscored by it.
+        if branches.count == 1, measurements.count == 2, let settings = settings {
+            let m = measurements[1 - assignment[0]]
+            branches.append(Branch(filter: PoseFilter(pose: m.pose, covariance: m.covariance, time: time, parameters: settings),
+                                   cost: Self.evidence(m, sigma)))
         }
         prune()
         return pose

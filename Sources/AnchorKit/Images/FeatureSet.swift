@@ -50,17 +50,17 @@ public final class FeatureSet: @unchecked Sendable {
 
     /// One set holding the features of several images of one picture at different scales, with
     /// keypoints mapped to the first image's pixels: `scale` is how many of those pixels one
-    /// pixel of the set spans (pixel centres: `x0 = (x + 0.5) * scale - 0.5`).
-    public static func merging(_ sets: [(features: FeatureSet, scale: Double)]) throws -> FeatureSet {
+    /// pixel of the set spans, per axis (pixel centres: `x0 = (x + 0.5) * scale - 0.5`).
+    public static func merging(_ sets: [(features: FeatureSet, scale: SIMD2<Double>)]) throws -> FeatureSet {
         var keypoints: [ak_keypoint] = []
         var descriptors: [UInt8] = []
         for (set, scale) in sets where set.count > 0 {
             var k = [ak_keypoint](repeating: ak_keypoint(), count: set.count)
             ak_features_keypoints(set.handle, &k, Int32(set.count))
             for var p in k {
-                p.x = Float((Double(p.x) + 0.5) * scale - 0.5)
-                p.y = Float((Double(p.y) + 0.5) * scale - 0.5)
-                p.size *= Float(scale)
+                p.x = Float((Double(p.x) + 0.5) * scale.x - 0.5)
+                p.y = Float((Double(p.y) + 0.5) * scale.y - 0.5)
+                p.size *= Float((scale.x + scale.y) / 2)
                 keypoints.append(p)
             }
             descriptors += set.descriptors

@@ -152,9 +152,11 @@ public final class ImageTracker: AnchorTracker {
         let wanted = min(footprint, Double(parameters.alignmentSize))
         var level = 0
         while level + 1 < ref.pyramid.count && Double(max(ref.pyramid[level].width, ref.pyramid[level].height)) > wanted * 1.5 { level += 1 }
-        // Pixel centres: working = (level + 0.5) * 2^k - 0.5.
-        let f = Double(1 << level)
-        let toWorking = Matrix3(rows: SIMD3(f, 0, 0.5 * f - 0.5), SIMD3(0, f, 0.5 * f - 0.5), SIMD3(0, 0, 1))
+        // Pixel centres: working = (level + 0.5) * scale - 0.5, per axis (halving odd sizes
+        // makes the scale a little more than 2 per level).
+        let sx = Double(ref.image.width) / Double(ref.pyramid[level].width)
+        let sy = Double(ref.image.height) / Double(ref.pyramid[level].height)
+        let toWorking = Matrix3(rows: SIMD3(sx, 0, 0.5 * sx - 0.5), SIMD3(0, sy, 0.5 * sy - 0.5), SIMD3(0, 0, 1))
         guard let (refined, correlation) = try Homography.refine(h * toWorking, reference: ref.pyramid[level], image: gray,
                                                                  iterations: iterations),
               let back = toWorking.inverse else { return nil }

@@ -20,7 +20,8 @@ public final class ReferenceImage: @unchecked Sendable {
     public let image: Image
     /// Its features.
     public let features: FeatureSet
-    /// Halvings of the working copy: `pyramid[0]` is `image`, each next one half the size.
+    /// Halvings of the working copy: `pyramid[0]` is `image`, each next one half the size
+    /// (rounded down).
     public let pyramid: [Image]
 
     /// Prepares a reference from pixels. Throws if `physicalWidth` is not positive or the
@@ -48,11 +49,13 @@ public final class ReferenceImage: @unchecked Sendable {
         pyramid = levels
         // ORB's own pyramid spans ~3.6x in scale; features of the half- and quarter-size copies
         // extend that to ~14x, so that a poster filling 1/6 of a frame is still found.
-        var sets: [(features: FeatureSet, scale: Double)] = []
+        var sets: [(features: FeatureSet, scale: SIMD2<Double>)] = []
         for (k, level) in levels.prefix(3).enumerated() where min(level.width, level.height) >= 48 {
             var p = parameters
             p.maximumCount = max(100, parameters.maximumCount >> k)
-            sets.append((try FeatureSet(image: level, parameters: p), Double(1 << k)))
+            // Per-axis scales differ slightly from 2^k where halving rounded an odd size down.
+            let scale = SIMD2(Double(image.width) / Double(level.width), Double(image.height) / Double(level.height))
+            sets.append((try FeatureSet(image: level, parameters: p), scale))
         }
         features = try FeatureSet.merging(sets)
     }
