@@ -25,7 +25,7 @@ enum Paths {
     }()
 
     /// The committed sequences under `<root>/Datasets`.
-    static let datasetNames = ["markers-aruco-table", "markers-apriltag-far", "markers-blur"]
+    static let datasetNames = ["markers-aruco-table", "markers-apriltag-far", "markers-blur"]  // marker sequences
 
     static func dataset(_ name: String) -> String { repoRoot + "/Datasets/" + name }
 }

@@ -91,8 +91,12 @@ public struct FeatureMatch: Sendable, Equatable {
     public var distance: Int
     public var secondDistance: Int
 
-    /// Passes Lowe's ratio test: the best is clearly better than the runner-up.
-    public func isDistinctive(ratio: Double) -> Bool { Double(distance) < ratio * Double(secondDistance) }
+    /// Passes Lowe's ratio test: the best is clearly better than the runner-up. LSH sometimes
+    /// finds no runner-up (`secondDistance == Int32.max`); such a match must then be close on
+    /// its own (at most `absolute` bits of 256 differ), or it lets through mostly wrong matches.
+    public func isDistinctive(ratio: Double, absolute: Int = 40) -> Bool {
+        secondDistance >= Int(Int32.max) ? distance <= absolute : Double(distance) < ratio * Double(secondDistance)
+    }
 
     static func collect(capacity: Int, _ call: (inout [ak_match], Int32, inout Int32) -> ak_status) throws -> [FeatureMatch] {
         var buffer = [ak_match](repeating: ak_match(), count: max(capacity, 1))
