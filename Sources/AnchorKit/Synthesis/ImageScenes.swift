@@ -21,6 +21,15 @@ public enum ImageScenes {
         }
     }
 
+    /// A scene of this family: 30 frames/s, a fixed exposure (seconds).
+    static func make(_ name: String, _ camera: CameraIntrinsics, _ n: Int, planes: [ScenePlane], path: CameraPath,
+                     exposure: Double, seed: UInt64) -> SyntheticScene {
+        var scene = SyntheticScene(name: name, camera: camera, frameCount: n, planes: planes, path: path)
+        scene.exposure = { _ in exposure }
+        scene.seed = seed
+        return scene
+    }
+
     /// A poster on a wall (facing +z) at `centre`, `width` metres wide.
     static func poster(_ photo: String, name: String, width: Double, centre: SIMD3<Double>, roll: Double = 0) throws -> ScenePlane {
         let texture = try PhotoLibrary.photo(photo)
@@ -43,10 +52,7 @@ public enum ImageScenes {
             let d = 3.0 - 2.6 * Ease.smooth(t / duration)
             return SIMD3(0.25 * sin(0.8 * t) * d / 3, 1.45 + 0.05 * sin(1.3 * t), d)
         }, lookAt: { t in SIMD3(0.02 * sin(t), 1.4, 0) })
-        var scene = SyntheticScene(name: "images-approach", camera: camera, frameCount: n, planes: [try wall(), target], path: path)
-        scene.exposure = { _ in 1.0 / 60 }
-        scene.seed = 51
-        return scene
+        return make("images-approach", camera, n, planes: [try wall(), target], path: path, exposure: 1.0 / 60, seed: 51)
     }
 
     /// Fast in-plane rotation (a full turn in ~2 s) while the view tilts up to 60°.
@@ -58,10 +64,7 @@ public enum ImageScenes {
             return SIMD3(d * sin(tilt), 1.4, d * cos(tilt))
         }, lookAt: { _ in SIMD3(0, 1.4, 0) })
         path.roll = { t in 2 * .pi * t / 2.0 }
-        var scene = SyntheticScene(name: "images-rotation", camera: camera, frameCount: n, planes: [try wall(), target], path: path)
-        scene.exposure = { _ in 1.0 / 120 }
-        scene.seed = 52
-        return scene
+        return make("images-rotation", camera, n, planes: [try wall(), target], path: path, exposure: 1.0 / 120, seed: 52)
     }
 
     /// Quick pans with a 1/30 s shutter, the light going from dim (x0.35) to over-bright (x1.8).
@@ -70,12 +73,10 @@ public enum ImageScenes {
         let duration = Double(n) / 30
         let path = CameraPath(seed: 53, eye: { t in SIMD3(0.2 * sin(2.6 * t), 1.4 + 0.05 * sin(1.9 * t), 1.1) },
                               lookAt: { t in SIMD3(0.12 * sin(2.6 * t + 0.5), 1.4, 0) })
-        var scene = SyntheticScene(name: "images-blur-light", camera: camera, frameCount: n, planes: [try wall(), target], path: path)
-        scene.exposure = { _ in 1.0 / 30 }
+        var scene = make("images-blur-light", camera, n, planes: [try wall(), target], path: path, exposure: 1.0 / 30, seed: 53)
         scene.instantsPerExposure = 9
         scene.lighting = { t in 0.35 * pow(1.8 / 0.35, t / duration) }
         scene.sensor.readNoise = 3
-        scene.seed = 53
         return scene
     }
 
@@ -95,10 +96,7 @@ public enum ImageScenes {
             let pan = 0.45 * Ease.smooth((t / duration - 0.55) / 0.2) * (1 - Ease.smooth((t / duration - 0.8) / 0.15))
             return SIMD3(pan, 1.4, 0)
         })
-        var scene = SyntheticScene(name: "images-occlusion", camera: camera, frameCount: n, planes: [try wall(), target, card], path: path)
-        scene.exposure = { _ in 1.0 / 60 }
-        scene.seed = 54
-        return scene
+        return make("images-occlusion", camera, n, planes: [try wall(), target, card], path: path, exposure: 1.0 / 60, seed: 54)
     }
 
     /// Three posters side by side, panned across, with 50 distractor references in the set.
@@ -110,10 +108,8 @@ public enum ImageScenes {
         let duration = Double(n) / 30
         let path = CameraPath(seed: 55, eye: { t in SIMD3(-0.3 + 0.6 * t / duration, 1.45, 1.3 + 0.1 * sin(t)) },
                               lookAt: { t in SIMD3(-0.25 + 0.5 * t / duration, 1.4, 0) })
-        var scene = SyntheticScene(name: "images-multi", camera: camera, frameCount: n, planes: planes, path: path)
-        scene.exposure = { _ in 1.0 / 60 }
+        var scene = make("images-multi", camera, n, planes: planes, path: path, exposure: 1.0 / 60, seed: 55)
         scene.distractors = try distractors(count: 50)
-        scene.seed = 55
         return scene
     }
 
