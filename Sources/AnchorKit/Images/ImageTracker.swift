@@ -35,10 +35,10 @@ public final class ImageTracker: AnchorTracker {
         /// and beyond a few hundred pixels accuracy no longer improves.
         public var alignmentSize = 240
         /// ECC iterations when following (the start is close) and when detecting.
-        public var trackingIterations = 10
+        public var trackingIterations = 5
         public var detectionIterations = 40
         /// Points followed per target.
-        public var trackedPoints = 150
+        public var trackedPoints = 80
         /// Corner noise after alignment, pixels (weights the pose filter).
         public var cornerSigma = 0.25
         /// Temporal pose filter; nil reports each frame's own estimate.
