@@ -34,6 +34,9 @@ public final class ImageTracker: AnchorTracker {
         /// Largest side of the reference copy aligned by ECC, pixels: alignment costs grow with it
         /// and beyond a few hundred pixels accuracy no longer improves.
         public var alignmentSize = 240
+        /// While following, ECC re-aligns every this many frames (1: every frame); between, the
+        /// homography comes from the flow alone. Alignment is most of the per-frame cost.
+        public var alignmentInterval = 1
         /// ECC iterations when following (the start is close) and when detecting.
         public var trackingIterations = 5
         public var detectionIterations = 40
@@ -54,6 +57,7 @@ public final class ImageTracker: AnchorTracker {
         let reference: Int
         var homography: Matrix3       // working-copy px -> frame px
         var referencePoints: [SIMD2<Float>]
+        var framesSinceAlignment = 0
         var framePoints: [SIMD2<Float>]
         var pose: PlanarPoseTrack?
         var lastFrame: Int
@@ -113,9 +117,20 @@ public final class ImageTracker: AnchorTracker {
         guard src.count >= parameters.minimumInliers,
               let estimate = try Homography.estimate(from: src, to: dst, method: parameters.robustMethod, threshold: 2),
               estimate.inlierCount >= parameters.minimumInliers else { return false }
-        guard let (h, correlation) = try align(estimate.matrix, reference: target.reference, gray: gray,
-                                               iterations: parameters.trackingIterations),
-              correlation >= parameters.minimumCorrelation else { return false }
+        var h = estimate.matrix
+        target.framesSinceAlignment += 1
+        if target.framesSinceAlignment >= parameters.alignmentInterval {
+            guard let (aligned, correlation) = try align(estimate.matrix, reference: target.reference, gray: gray,
+                                                         iterations: parameters.trackingIterations),
+                  correlation >= parameters.minimumCorrelation else { return false }
+            h = aligned
+            target.framesSinceAlignment = 0
+        } else {
+            // Least squares on the inliers: the robust fit's minimal-sample estimate is noisier.
+            let inlierSource = zip(src, estimate.inliers).filter(\.1).map(\.0)
+            let inlierDestination = zip(dst, estimate.inliers).filter(\.1).map(\.0)
+            if let refit = try Homography.estimate(from: inlierSource, to: inlierDestination, method: .leastSquares) { h = refit.matrix }
+        }
         target.homography = h
         // Keep the inliers at their aligned positions; top up from the reference's keypoints.
         var keptReference: [SIMD2<Float>] = []
