@@ -156,8 +156,7 @@ struct CLITests {
         for i in 0..<3 { try truth.image.write(to: work.file(String(format: "frames/%06d.png", i))) }
         let camera = try work.write("camera.json", Self.cameraJSON640)
         let out = TemporaryFolder()
-        let r = try await Self.run(["track", work.file("frames/%06d.png"), "--camera", camera,
-                                    "--markers", "DICT_4X4_50:0.08", "-o", out.file("a.jsonl"), "--quiet"])
+        let r = try await Self.trackFrames(in: work, camera: camera, output: out)
         #expect(r.status == 0, "stderr: \(r.stderr)")
         #expect(r.stderr.isEmpty, "--quiet prints nothing on stderr: \(r.stderr)")
         #expect(r.stdout.hasPrefix("track: 3 frames, 1 anchors"), "\(r.stdout)")
@@ -265,13 +264,18 @@ struct CLITests {
         Self.expectCleanFailure(r, mentions: [camera, "320x240", "640x480"], outputFolder: out)
     }
 
+    /// `track` on `work`'s frames/%06d.png with `camera`, writing into `output`.
+    static func trackFrames(in work: TemporaryFolder, camera: String, output: TemporaryFolder) async throws -> Result {
+        try await run(["track", work.file("frames/%06d.png"), "--camera", camera,
+                       "--markers", "DICT_4X4_50:0.08", "-o", output.file("a.jsonl"), "--quiet"])
+    }
+
     @Test func emptyPNGFrame() async throws {
         let work = TemporaryFolder()
         try work.write("frames/000000.png", "")
         let camera = try work.write("camera.json", Self.cameraJSON640)
         let out = TemporaryFolder()
-        let r = try await Self.run(["track", work.file("frames/%06d.png"), "--camera", camera,
-                                    "--markers", "DICT_4X4_50:0.08", "-o", out.file("a.jsonl"), "--quiet"])
+        let r = try await Self.trackFrames(in: work, camera: camera, output: out)
         Self.expectCleanFailure(r, mentions: [work.file("frames/000000.png")], outputFolder: out)
     }
 
@@ -284,8 +288,7 @@ struct CLITests {
         try work.write("frames/000002.png", "")
         let camera = try work.write("camera.json", Self.cameraJSON640)
         let out = TemporaryFolder()
-        let r = try await Self.run(["track", work.file("frames/%06d.png"), "--camera", camera,
-                                    "--markers", "DICT_4X4_50:0.08", "-o", out.file("a.jsonl"), "--quiet"])
+        let r = try await Self.trackFrames(in: work, camera: camera, output: out)
         Self.expectCleanFailure(r, mentions: [work.file("frames/000002.png")], outputFolder: out)
     }
 
