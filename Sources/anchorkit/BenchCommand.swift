@@ -1,0 +1,67 @@
+import AnchorKit
+import ArgumentParser
+import Foundation
+
+struct BenchCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "bench",
+        abstract: "Benchmarks on public data.",
+        subcommands: [OxfordBench.self])
+}
+
+/// Reference-image detection on the Oxford affine-regions pairs: img1 of each sequence is the
+/// reference, detected in img2..img6; the corner error is measured against the ground-truth
+/// homographies H1toNp.
+struct OxfordBench: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "oxford",
+        abstract: "Detect img1 in img2..img6 of each Oxford sequence; corner error against H1toNp, ours beside the naive mode.")
+
+    @Argument(help: "The folder holding the sequences (graf, boat, bikes, leuven, ...).")
+    var folder: String = "../shared/datasets/oxford-affine"
+
+    func run() throws {
+        try reportingErrors {
+            let sequences = try FileManager.default.contentsOfDirectory(atPath: folder).filter {
+                FileManager.default.fileExists(atPath: folder + "/" + $0 + "/img1.png")
+            }.sorted()
+            guard !sequences.isEmpty else { throw InputError(folder, "no sequence folders with img1.png") }
+            print("| sequence | pair | ours corner error (px) | naive corner error (px) |")
+            print("|---|---|---|---|")
+            var summary: [String] = []
+            for name in sequences {
+                let dir = folder + "/" + name
+                let reference = try ReferenceImage(name: name, contentsOf: dir + "/img1.png", physicalWidth: 1)
+                let original = try Image(contentsOf: dir + "/img1.png", channels: 1)
+                let w = Double(original.width) - 0.5, h = Double(original.height) - 0.5
+                let corners = [SIMD2(-0.5, -0.5), SIMD2(w, -0.5), SIMD2(w, h), SIMD2(-0.5, h)]
+                var ours: [Double] = [], naive: [Double] = []
+                for n in 2...6 {
+                    let truthPath = dir + "/H1to\(n)p"
+                    guard FileManager.default.fileExists(atPath: truthPath) else { continue }
+                    let numbers = try String(contentsOfFile: truthPath, encoding: .utf8)
+                        .split(whereSeparator: { $0.isWhitespace }).compactMap { Double($0) }
+                    guard numbers.count == 9 else { throw InputError(truthPath, "expected 9 numbers") }
+                    let truth = corners.map { Homography.map(Matrix3(rowMajor: numbers), $0) }
+                    let frame = Frame(index: 0, time: 0, image: try Image(contentsOf: dir + "/img\(n).png"))
+                    let errors = try [false, true].map { detectEveryFrame -> Double in
+                        var parameters = ImageTracker.Parameters()
+                        parameters.detectEveryFrame = detectEveryFrame
+                        let camera = try CameraIntrinsics(
+                            width: frame.image.width, height: frame.image.height, fx: Double(frame.image.width),
+                            fy: Double(frame.image.width), cx: Double(frame.image.width - 1) / 2, cy: Double(frame.image.height - 1) / 2)
+                        let tracker = ImageTracker(references: try ReferenceImageSet([reference]), camera: camera, parameters: parameters)
+                        return Scorer.cornerError(try tracker.observe(frame).first?.corners, truth)
+                    }
+                    ours.append(errors[0]); naive.append(errors[1])
+                    print("| \(name) | 1→\(n) | \(format(errors[0])) | \(format(errors[1])) |")
+                }
+                func share(_ e: [Double]) -> String { "\(e.filter { $0 < 5 }.count)/\(e.count)" }
+                summary.append("\(name): under 5 px ours \(share(ours)), naive \(share(naive))")
+            }
+            summary.forEach { print($0) }
+        }
+    }
+
+    private func format(_ e: Double) -> String { e.isFinite ? String(format: "%.2f", e) : "not found" }
+}
