@@ -77,4 +77,29 @@ struct ImageAnchorTests {
             #expect(!FileManager.default.fileExists(atPath: out.file("out.jsonl")))
         }
     }
+
+    /// The quality check on opencv-doc photographs with known faults.
+    @Test func qualityCheck() throws {
+        func quality(_ name: String) throws -> ImageQuality {
+            let image = try PhotoLibrary.photo(name)
+            let reference = try ReferenceImage(name: "q", image: image, physicalWidth: 1)
+            return try ImageQuality.evaluate(reference, originalSize: (image.width, image.height))
+        }
+        let good = try quality("starry_night.jpg")
+        #expect(good.score >= 90, "\(good)")
+        let chessboard = try quality("chessboard.png")
+        #expect(chessboard.score < 75 && chessboard.reasons.contains { $0.hasPrefix("repetitive") }, "\(chessboard)")
+        let gradient = try quality("gradient.png")
+        #expect(gradient.score < 20 && gradient.reasons.contains { $0.hasPrefix("too few features") }, "\(gradient)")
+        let small = try quality("HappyFish.jpg")
+        #expect(small.reasons.contains { $0.hasPrefix("too small") }, "\(small)")
+
+        let graffiti = try PhotoLibrary.photo("graf1.png")
+        let set = try ReferenceImageSet([
+            try ReferenceImage(name: "a", image: graffiti, physicalWidth: 1),
+            try ReferenceImage(name: "b", image: try graffiti.resized(width: 400, height: 320), physicalWidth: 1),
+            try ReferenceImage(name: "c", image: try PhotoLibrary.photo("starry_night.jpg"), physicalWidth: 1)])
+        let alike = try set.lookAlikes()
+        #expect(alike.count == 1 && alike.first?.0 == "a" && alike.first?.1 == "b", "\(alike)")
+    }
 }
