@@ -25,6 +25,9 @@ struct SynthCommand: ParsableCommand {
     @Option(help: "Frame height of image scenes.")
     var height: Int?
 
+    @Option(help: "Distractor references listed with image scenes (images-multi has 50 by default).")
+    var distractors: Int?
+
     @Flag(help: "List the scenes.")
     var list = false
 
@@ -42,9 +45,13 @@ struct SynthCommand: ParsableCommand {
                 throw ValidationError("--storage must be images, video or both")
             }
             if let frames, frames <= 0 || frames > 100_000 { throw ValidationError("--frames must be 1...100000") }
-            let description = MarkerScenes.names.contains(scene)
+            var description = MarkerScenes.names.contains(scene)
                 ? try MarkerScenes.scene(named: scene, frameCount: frames)
                 : try ImageScenes.scene(named: scene, frameCount: frames, width: width, height: height ?? width * 3 / 4)
+            if let distractors {
+                guard (0...2000).contains(distractors) else { throw ValidationError("--distractors must be 0...2000") }
+                description.distractors = try ImageScenes.distractors(count: distractors)
+            }
             let progress = ProgressLine("synth \(scene)", quiet: quiet)
             try SequenceSynthesizer(storage: storage).write(description, to: output) { done, total in
                 progress.update(done: done, total: total)

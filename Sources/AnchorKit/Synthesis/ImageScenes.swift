@@ -124,28 +124,27 @@ public enum ImageScenes {
         return scene
     }
 
-    /// Reference images that are not in any scene: opencv-doc photographs and crops of them,
-    /// each 320 px wide.
+    /// Reference images that are not in any scene: opencv-doc photographs and seeded crops of
+    /// them, each 320 px wide.
     public static func distractors(count: Int) throws -> [(name: String, image: Image, physicalWidth: Double)] {
         let photos = ["aero1.jpg", "apple.jpg", "orange.jpg", "messi5.jpg", "pic1.png", "pic3.png", "pic5.png", "fruits.jpg",
                       "HappyFish.jpg", "smarties.png", "left01.jpg", "right05.jpg", "blox.jpg", "board.jpg", "squirrel_cls.jpg",
                       "notes.png", "sudoku.png", "ela_original.jpg", "leuvenA.jpg", "aloeL.jpg", "basketball1.png", "rubberwhale1.png",
                       "licenseplate_motion.jpg", "Blender_Suzanne1.jpg", "chicky_512.png"]
         var result: [(String, Image, Double)] = []
-        var k = 0
-        while result.count < count {
+        var random = SplitMix64(seed: 99)
+        for k in 0..<count {
             let photo = try PhotoLibrary.photo(photos[k % photos.count]).converted(toChannels: 1)
-            // The first pass uses whole photos, later passes quarters of them.
-            let pass = k / photos.count
+            // The first pass uses whole photos; later ones crops of 40-70 % at seeded places.
             var image = photo
-            if pass > 0 {
-                let q = (pass - 1) % 4
-                let w = photo.width / 2, h = photo.height / 2
-                image = try photo.cropped(x: (q % 2) * w, y: (q / 2) * h, width: w, height: h)
+            if k >= photos.count {
+                let f = 0.4 + 0.3 * random.nextUnit()
+                let w = Int(Double(photo.width) * f), h = Int(Double(photo.height) * f)
+                image = try photo.cropped(x: Int(random.nextUnit() * Double(photo.width - w)),
+                                          y: Int(random.nextUnit() * Double(photo.height - h)), width: w, height: h)
             }
             let scaled = try image.resized(width: 320, height: max(32, 320 * image.height / image.width))
-            result.append(("distractor\(result.count)", scaled, 0.3))
-            k += 1
+            result.append(("distractor\(k)", scaled, 0.3))
         }
         return result
     }
