@@ -274,4 +274,16 @@ struct ConventionTests {
         let x = (m[0] * p.x + m[8] * p.z) / -p.z, y = (m[5] * p.y + m[9] * p.z) / -p.z
         #expect(abs(x + 1) < 1e-9 && abs(y - 1) < 1e-9)
     }
+
+    /// A reference image facing the camera 1 m ahead, upright: in OpenCV's image-target frame
+    /// (+y down the picture, +z into it) that is R = I, t = (0, 0, 1). Its anchor must sit at
+    /// ARKit (0, 0, -1) with +y (out of the face) toward the camera and +z (down the picture) down.
+    @Test func imageTargetConventionOnAKnownCase() {
+        let pose = TargetConvention.cameraFromAnchor(opencvCameraFromTarget: Transform(translation: SIMD3(0, 0, 1)),
+                                                     targetFromAnchor: TargetConvention.opencvImageFromAnchor)
+        #expect(length(pose.translation - SIMD3(0, 0, -1)) < 1e-12)
+        #expect(length(pose.rotation.columns.1 - SIMD3(0, 0, 1)) < 1e-12)
+        #expect(length(pose.rotation.columns.2 - SIMD3(0, -1, 0)) < 1e-12)
+        #expect(length(pose.rotation.columns.0 - SIMD3(1, 0, 0)) < 1e-12)
+    }
 }

@@ -42,8 +42,10 @@ public enum TargetConvention {
         rotation: Matrix3(rows: SIMD3(1, 0, 0), SIMD3(0, 0, 1), SIMD3(0, -1, 0)), translation: .zero)
 
     /// `arkitCamera_from_anchor` from OpenCV's `opencvCamera_from_opencvTarget`.
-    public static func cameraFromAnchor(opencvCameraFromTarget: Transform) -> Transform {
-        CameraConvention.flip * opencvCameraFromTarget * opencvFromAnchor
+    /// `targetFromAnchor` is the OpenCV target frame's convention: ``opencvFromAnchor`` for
+    /// markers (IPPE_SQUARE), ``opencvImageFromAnchor`` for reference images.
+    public static func cameraFromAnchor(opencvCameraFromTarget: Transform, targetFromAnchor: Transform = opencvFromAnchor) -> Transform {
+        CameraConvention.flip * opencvCameraFromTarget * targetFromAnchor
     }
 
     /// The four corners of a `width` x `height` (metres) target in its anchor frame, listed

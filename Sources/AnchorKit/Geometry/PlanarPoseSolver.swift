@@ -40,7 +40,8 @@ public enum PlanarPoseSolver {
                         let cv = Transform(rotation: Matrix3(rowMajor: r[(s * 9)..<(s * 9 + 9)]),
                                            translation: SIMD3(t[s * 3], t[s * 3 + 1], t[s * 3 + 2]))
                         result.append(PoseHypothesis(
-                            cameraFromAnchor: CameraConvention.flip * cv * opencvTargetFromAnchor,
+                            cameraFromAnchor: TargetConvention.cameraFromAnchor(opencvCameraFromTarget: cv,
+                                                                                targetFromAnchor: opencvTargetFromAnchor),
                             reprojectionError: e[s]))
                     }
                 }
