@@ -44,6 +44,13 @@ ak_status validate_dictionary_yaml(const char *fn, const char *path, const cv::F
     return AK_OK;
 }
 
+// The side of one code module in pixels: the quad's mean side over `modules` (bits + borders).
+double module_size(const std::vector<cv::Point2f> &quad, int modules) {
+    double perimeter = 0;
+    for (size_t k = 0; k < 4; ++k) perimeter += cv::norm(quad[k] - quad[(k + 1) % 4]);
+    return perimeter / (4.0 * modules);
+}
+
 // Corner refinement as OpenCV >= 4.7 does it (aruco_detector.cpp): the cornerSubPix half-window is
 // min(refinement_window, max(1, round(0.3 * module size))), the module size being the mean side of
 // the quad over markerSize + 2 border bits; criteria 50 iterations / 0.01 px.
@@ -53,9 +60,7 @@ void refine_subpix(ak_marker_detector &det, const cv::Mat &gray) {
                                     det.params->cornerRefinementMaxIterations, det.params->cornerRefinementMinAccuracy);
     for (std::vector<cv::Point2f> &quad : det.corners) {
         if (quad.size() != 4) continue;
-        double perimeter = 0;
-        for (size_t k = 0; k < 4; ++k) perimeter += cv::norm(quad[k] - quad[(k + 1) % 4]);
-        const double module = perimeter / (4.0 * modules);
+        const double module = module_size(quad, modules);
         const int win = std::min(det.subpix_window, std::max(1, cvRound(0.3 * module)));
         cv::cornerSubPix(gray, quad, cv::Size(win, win), cv::Size(-1, -1), criteria);
     }
@@ -81,9 +86,7 @@ void refine_edges(ak_marker_detector &det, const cv::Mat &gray) {
     const int modules = det.dict->markerSize + 2 * det.params->markerBorderBits;
     for (std::vector<cv::Point2f> &quad : det.corners) {
         if (quad.size() != 4) continue;
-        double perimeter = 0;
-        for (size_t k = 0; k < 4; ++k) perimeter += cv::norm(quad[k] - quad[(k + 1) % 4]);
-        const double module = perimeter / (4.0 * modules);
+        const double module = module_size(quad, modules);
         const double reach = std::min(4.0, std::max(2.0, 0.45 * module));
         const double step = 0.25;
         const int taps = static_cast<int>(std::ceil(reach / step));
@@ -176,9 +179,7 @@ void refine_template(ak_marker_detector &det, const cv::Mat &gray) {
     for (size_t m = 0; m < det.corners.size(); ++m) {
         std::vector<cv::Point2f> &quad = det.corners[m];
         if (quad.size() != 4) continue;
-        double perimeter = 0;
-        for (size_t k = 0; k < 4; ++k) perimeter += cv::norm(quad[k] - quad[(k + 1) % 4]);
-        const double module = perimeter / (4.0 * modules);
+        const double module = module_size(quad, modules);
         const int ppm = static_cast<int>(std::lround(std::min(kTemplatePixelsPerModuleMax, std::max(kTemplatePixelsPerModuleMin, module))));
         const int side = modules * ppm, margin = std::max(2, ppm / 2);
         cv::Mat code, tmpl;

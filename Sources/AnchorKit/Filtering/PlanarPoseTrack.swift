@@ -21,7 +21,7 @@ struct PlanarPoseTrack {
 
     private(set) var branches: [Branch]
     private(set) var lastFrame: Int
-    private var settings: PoseFilter.Parameters?
+    private let settings: PoseFilter.Parameters
     /// Older evidence counts less: a factor per frame.
     private let decay = 0.9
     /// A branch whose cost exceeds the other's by this much is dropped (a likelihood ratio of
@@ -41,10 +41,35 @@ struct PlanarPoseTrack {
         prune()
     }
 
+    /// The measurements of a frame's pose hypotheses (best first): each with the covariance of
+    /// its pose given `targetPoints` (anchor frame, metres) seen with corner noise `sigma` (px,
+    /// or the hypothesis's own reprojection error if larger). Hypotheses whose covariance cannot
+    /// be computed (a point behind the camera) are left out.
+    static func measurements(of hypotheses: [PoseHypothesis], targetPoints: [SIMD3<Double>], camera: CameraIntrinsics,
+                             sigma: Double) -> [Measurement] {
+        hypotheses.compactMap { h in
+            PoseUncertainty.covariance(of: h.cameraFromAnchor, points: targetPoints, camera: camera,
+                                       pixelSigma: max(sigma, h.reprojectionError))
+                .map { (h.cameraFromAnchor, h.reprojectionError, $0) }
+        }
+    }
+
+    /// `track` continued with this frame's measurements, or a new track when there is none or
+    /// it was last updated more than `memoryFrames` frames ago.
+    static func advancing(_ track: PlanarPoseTrack?, with measurements: [Measurement], prior: [Double] = [], sigma: Double,
+                          time: Double, frame: Int, memoryFrames: Int, settings: PoseFilter.Parameters) -> PlanarPoseTrack {
+        if var track, frame - track.lastFrame <= memoryFrames {
+            _ = track.update(measurements, sigma: sigma, time: time, frame: frame)
+            return track
+        }
+        return PlanarPoseTrack(measurements, prior: prior, sigma: sigma, time: time, frame: frame, settings: settings)
+    }
+
     /// The pose to report: the best branch's filtered pose.
     var pose: Transform { branches.min { $0.cost < $1.cost }!.filter.pose }
 
     /// Adds one frame's hypotheses (best first) and returns the pose to report.
+    @discardableResult
     mutating func update(_ measurements: [Measurement], sigma: Double, time: Double, frame: Int) -> Transform {
         lastFrame = frame
         func d(_ b: Int, _ m: Int) -> Double {
@@ -64,7 +89,7 @@ struct PlanarPoseTrack {
         }
         // A hypothesis no branch follows starts one: a lone branch that drifted onto the
         // wrong solution (their errors are alike for a moment) is then outscored by it.
-        if branches.count == 1, measurements.count == 2, let settings = settings {
+        if branches.count == 1, measurements.count == 2 {
             let m = measurements[1 - assignment[0]]
             branches.append(Branch(filter: PoseFilter(pose: m.pose, covariance: m.covariance, time: time, parameters: settings),
                                    cost: Self.evidence(m, sigma)))

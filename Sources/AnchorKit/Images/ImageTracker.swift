@@ -46,6 +46,8 @@ public final class ImageTracker: AnchorTracker {
         public var cornerSigma = 0.25
         /// Temporal pose filter; nil reports each frame's own estimate.
         public var filter: PoseFilter.Parameters? = PoseFilter.Parameters()
+        /// A target re-found within this many frames continues its pose track.
+        public var memoryFrames = 15
         /// The naive per-frame baseline: detection in every frame by brute-force matching
         /// against each reference with a ratio test and RANSAC; no tracking, alignment or filter.
         public var detectEveryFrame = false
@@ -59,8 +61,6 @@ public final class ImageTracker: AnchorTracker {
         var referencePoints: [SIMD2<Float>]
         var framesSinceAlignment = 0
         var framePoints: [SIMD2<Float>]
-        var pose: PlanarPoseTrack?
-        var lastFrame: Int
     }
 
     public let references: ReferenceImageSet
@@ -69,7 +69,8 @@ public final class ImageTracker: AnchorTracker {
     private var targets: [Target] = []
     private var previousPyramid: FlowPyramid?
     private var lastDetection = Int.min / 2
-    /// Pose tracks of targets lost recently, kept so a quick re-detection continues them.
+    /// Pose tracks by reference, kept while a target is lost so that a quick re-detection
+    /// continues its track.
     private var poses: [Int: PlanarPoseTrack] = [:]
 
     public init(references: ReferenceImageSet, camera: CameraIntrinsics, parameters: Parameters = Parameters()) {
@@ -90,7 +91,6 @@ public final class ImageTracker: AnchorTracker {
         var kept: [Target] = []
         for var target in targets {
             if let previous = previousPyramid, try follow(&target, from: previous, to: pyramid, gray: gray) {
-                target.lastFrame = frame.index
                 kept.append(target)
             }
         }
@@ -103,7 +103,7 @@ public final class ImageTracker: AnchorTracker {
             lastDetection = frame.index
             try detect(in: gray, frame: frame)
         }
-        return try targets.indices.compactMap { try observation(&targets[$0], frame: frame) }
+        return try targets.compactMap { try observation($0, frame: frame) }
     }
 
     // MARK: Tracking
@@ -199,8 +199,7 @@ public final class ImageTracker: AnchorTracker {
                   let (h, correlation) = try align(estimate.matrix, reference: reference, gray: gray,
                                                    iterations: parameters.detectionIterations),
                   correlation >= parameters.minimumCorrelation, isPlausible(h, reference: reference) else { continue }
-            var target = Target(reference: reference, homography: h, referencePoints: [], framePoints: [],
-                                pose: poses[reference], lastFrame: frame.index)
+            var target = Target(reference: reference, homography: h, referencePoints: [], framePoints: [])
             target.referencePoints = seedPoints(reference, h: h)
             target.framePoints = target.referencePoints.map { project(h, $0) }
             targets.append(target)
@@ -239,30 +238,22 @@ public final class ImageTracker: AnchorTracker {
 
     // MARK: Pose and observation
 
-    private func observation(_ target: inout Target, frame: Frame) throws -> TargetObservation? {
+    private func observation(_ target: Target, frame: Frame) throws -> TargetObservation? {
         let ref = references.images[target.reference]
         let corners = ref.corners.map { Homography.map(target.homography, $0) }
-        let planeCorners = TargetConvention.corners(width: ref.physicalWidth, height: ref.physicalHeight).map { SIMD2($0.x, $0.z) }
-        let hypotheses = try PlanarPoseSolver.solve(targetPoints: planeCorners, pixels: corners, camera: camera)
+        let points = TargetConvention.corners(width: ref.physicalWidth, height: ref.physicalHeight)
+        let hypotheses = try PlanarPoseSolver.solve(targetPoints: points.map { SIMD2($0.x, $0.z) }, pixels: corners, camera: camera)
         guard !hypotheses.isEmpty else { return nil }
         let pose: Transform
         if let settings = parameters.filter {
-            let points3 = TargetConvention.corners(width: ref.physicalWidth, height: ref.physicalHeight)
-            let measurements = hypotheses.compactMap { h -> PlanarPoseTrack.Measurement? in
-                PoseUncertainty.covariance(of: h.cameraFromAnchor, points: points3, camera: camera, pixelSigma: max(parameters.cornerSigma, h.reprojectionError))
-                    .map { (h.cameraFromAnchor, h.reprojectionError, $0) }
-            }
+            let measurements = PlanarPoseTrack.measurements(of: hypotheses, targetPoints: points, camera: camera,
+                                                            sigma: parameters.cornerSigma)
             guard !measurements.isEmpty else { return nil }
-            if var track = target.pose, frame.index - track.lastFrame <= 15 {
-                pose = track.update(measurements, sigma: parameters.cornerSigma, time: frame.time, frame: frame.index)
-                target.pose = track
-            } else {
-                let track = PlanarPoseTrack(measurements, prior: [], sigma: parameters.cornerSigma, time: frame.time,
-                                            frame: frame.index, settings: settings)
-                target.pose = track
-                pose = track.pose
-            }
-            poses[target.reference] = target.pose
+            let track = PlanarPoseTrack.advancing(poses[target.reference], with: measurements, sigma: parameters.cornerSigma,
+                                                  time: frame.time, frame: frame.index, memoryFrames: parameters.memoryFrames,
+                                                  settings: settings)
+            poses[target.reference] = track
+            pose = track.pose
         } else {
             pose = hypotheses[0].cameraFromAnchor
         }
@@ -283,9 +274,8 @@ public final class ImageTracker: AnchorTracker {
                                                          to: matches.map { features.points[$0.query] },
                                                          method: .ransac, threshold: parameters.ransacThreshold),
                   estimate.inlierCount >= parameters.minimumInliers, isPlausible(estimate.matrix, reference: r) else { continue }
-            var target = Target(reference: r, homography: estimate.matrix, referencePoints: [], framePoints: [], pose: nil,
-                                lastFrame: frame.index)
-            if let o = try observation(&target, frame: frame) { found.append(o) }
+            let target = Target(reference: r, homography: estimate.matrix, referencePoints: [], framePoints: [])
+            if let o = try observation(target, frame: frame) { found.append(o) }
         }
         return found
     }

@@ -1,12 +1,12 @@
 /// Tracks printed square markers (ArUco and AprilTag families) with metric 6-DoF poses.
 ///
-/// Per frame: one detection pass per dictionary, sub-pixel corners, and both IPPE_SQUARE pose
-/// hypotheses per marker. The planar two-fold ambiguity is resolved by the reprojection-error
-/// ratio when it is decisive; otherwise by temporal consistency (the hypothesis nearest, in
-/// Mahalanobis distance, to the pose the marker's filter predicts), then by agreement with the
-/// unambiguous markers of the same frame, and last by the smaller error. Each marker's pose is
-/// then blended over time by a ``PoseFilter`` weighted by the measurement's own covariance
-/// (switch off with `parameters.filter = nil`); the reported corners are the detected ones.
+/// Per frame: one detection pass per dictionary (plus an upsampled search around recently seen
+/// markers that the pass missed), refined corners, and both IPPE_SQUARE pose hypotheses per
+/// marker. A likelihood-ratio test on the two hypotheses' reprojection errors says when a frame
+/// is decisive; each marker's ``PlanarPoseTrack`` follows both hypotheses over time, weighted by
+/// their covariances, and reports the one the evidence favours (with a weak prior toward the
+/// orientation of the frame's decisive markers). With `parameters.filter = nil` each frame
+/// stands alone. The reported corners are the detected ones.
 public final class MarkerTracker: AnchorTracker {
     /// Tuning of the ambiguity resolution.
     public struct Parameters: Sendable {
@@ -115,12 +115,7 @@ public final class MarkerTracker: AnchorTracker {
             for (size, group) in bySize.sorted(by: { $0.key < $1.key }) {
                 let hypotheses = try PlanarPoseSolver.solveSquares(corners: group.map(\.corners), side: size, camera: camera)
                 let identifiers = group.map { "marker/\(family.detector.dictionary.name)/\($0.id)" }
-                let measured = hypotheses.map { h in
-                    h.map { ($0, PoseUncertainty.covariance(
-                        of: $0.cameraFromAnchor, points: TargetConvention.corners(width: size, height: size), camera: camera,
-                        pixelSigma: max(cornerSigma, $0.reprojectionError))) }
-                }
-                let poses = resolve(measured, identifiers: identifiers, frame: frame)
+                let poses = resolve(hypotheses, side: size, identifiers: identifiers, frame: frame)
                 for (i, d) in group.enumerated() {
                     guard let pose = poses[i] else { continue }
                     let trusted = family.sets.first { $0.accepts(d.id) }?.ids != nil
@@ -167,41 +162,35 @@ public final class MarkerTracker: AnchorTracker {
         return true
     }
 
-    typealias Measurement = (hypothesis: PoseHypothesis, covariance: DenseMatrix?)
-
     /// The pose of each marker in this frame (see the type's documentation): decisive markers
     /// first, whose normals then guide the others; with filtering, through each marker's
     /// ``PlanarPoseTrack``.
-    private func resolve(_ hypotheses: [[Measurement]], identifiers: [String], frame: Frame) -> [Transform?] {
+    private func resolve(_ hypotheses: [[PoseHypothesis]], side: Double, identifiers: [String], frame: Frame) -> [Transform?] {
         let decisive = hypotheses.map { h in
-            h.count == 1 || (h.count > 1 && isDecisive(h[0].hypothesis.reprojectionError, h[1].hypothesis.reprojectionError))
+            h.count == 1 || (h.count > 1 && isDecisive(h[0].reprojectionError, h[1].reprojectionError))
         }
         // Markers of one scene usually share an orientation: the decisive ones' mean normal.
         let normal = hypotheses.indices.filter { decisive[$0] && !hypotheses[$0].isEmpty }
-            .map { hypotheses[$0][0].hypothesis.cameraFromAnchor.rotation.columns.1 }
+            .map { hypotheses[$0][0].cameraFromAnchor.rotation.columns.1 }
             .reduce(SIMD3<Double>.zero, +)
-        func agreement(_ m: Measurement) -> Double { dot(m.hypothesis.cameraFromAnchor.rotation.columns.1, normal) }
+        func agreement(_ h: PoseHypothesis) -> Double { dot(h.cameraFromAnchor.rotation.columns.1, normal) }
+        let corners = TargetConvention.corners(width: side, height: side)
 
         return hypotheses.indices.map { i -> Transform? in
             let h = hypotheses[i]
             guard !h.isEmpty else { return nil }
-            guard let settings = parameters.filter, h.allSatisfy({ $0.covariance != nil }) else {
+            let measurements = PlanarPoseTrack.measurements(of: h, targetPoints: corners, camera: camera, sigma: cornerSigma)
+            guard let settings = parameters.filter, measurements.count == h.count else {
                 // No filtering: each frame on its own.
-                if decisive[i] || normal == .zero { return h[0].hypothesis.cameraFromAnchor }
-                return h.max { agreement($0) < agreement($1) }!.hypothesis.cameraFromAnchor
+                if decisive[i] || normal == .zero { return h[0].cameraFromAnchor }
+                return h.max { agreement($0) < agreement($1) }!.cameraFromAnchor
             }
-            let measurements = h.map { ($0.hypothesis.cameraFromAnchor, $0.hypothesis.reprojectionError, $0.covariance!) }
-            let id = identifiers[i]
-            if var track = tracks[id], frame.index - track.lastFrame <= parameters.memoryFrames {
-                let pose = track.update(measurements, sigma: cornerSigma, time: frame.time, frame: frame.index)
-                tracks[id] = track
-                return pose
-            }
-            // A weak prior toward the decisive markers' orientation.
+            // A weak prior toward the decisive markers' orientation, for a new track.
             let prior: [Double] = normal == .zero || h.count < 2 ? [0, 0] : (agreement(h[0]) >= agreement(h[1]) ? [0, 2] : [2, 0])
-            let track = PlanarPoseTrack(measurements, prior: prior, sigma: cornerSigma,
-                                        time: frame.time, frame: frame.index, settings: settings)
-            tracks[id] = track
+            let track = PlanarPoseTrack.advancing(tracks[identifiers[i]], with: measurements, prior: prior, sigma: cornerSigma,
+                                                  time: frame.time, frame: frame.index, memoryFrames: parameters.memoryFrames,
+                                                  settings: settings)
+            tracks[identifiers[i]] = track
             return track.pose
         }
     }
