@@ -15,20 +15,6 @@ namespace {
 
 constexpr int kMaxPoints = 10 * 1000 * 1000;
 
-bool finite9(const double h[9]) {
-    for (int i = 0; i < 9; ++i)
-        if (!std::isfinite(h[i])) return false;
-    return true;
-}
-
-// Divides by h22 (when it is usable) so that stored homographies are comparable.
-bool normalised(const cv::Matx33d &in, cv::Matx33d &out) {
-    const double s = in(2, 2);
-    if (!std::isfinite(s) || std::abs(s) < 1e-12) return false;
-    out = in * (1.0 / s);
-    return cv::checkRange(out);
-}
-
 int to_cv_method(int method) {
     switch (method) {
     case AK_ROBUST_RANSAC: return cv::RANSAC;

@@ -13,6 +13,7 @@
 #include <opencv2/imgproc.hpp>
 #include <opencv2/videoio.hpp>
 
+#include <cmath>
 #include <cstdint>
 #include <cstring>
 #include <exception>
@@ -117,6 +118,17 @@ struct ak_flow_pyramid {
     int levels = 0;  // maxLevel actually built (may be fewer than asked for small images)
 };
 
+// A reference prepared for sparse inverse-compositional alignment (align.cpp). Sample k sits at
+// reference pixel (u, v) = (cx + s * un[k], cy + s * vn[k]); normalised coordinates keep the
+// 8 homography parameters of similar magnitude.
+struct ak_aligner {
+    int width = 0, height = 0;
+    double cx = 0, cy = 0, s = 1;
+    std::vector<float> un, vn;   // normalised sample coordinates
+    std::vector<float> value;    // the smoothed reference at each sample (gray levels)
+    std::vector<float> descent;  // 8 steepest-descent entries per sample (gray levels per parameter)
+};
+
 // ---------------------------------------------------------------- helpers
 
 namespace akcv {
@@ -176,6 +188,21 @@ int enum_value(const E &e) noexcept {
     std::underlying_type_t<E> v;
     std::memcpy(&v, &e, sizeof v);
     return static_cast<int>(v);
+}
+
+// True when all 9 entries of a row-major 3x3 matrix are finite.
+inline bool finite9(const double h[9]) noexcept {
+    for (int i = 0; i < 9; ++i)
+        if (!std::isfinite(h[i])) return false;
+    return true;
+}
+
+// A homography divided by h22 (when it is usable), so that stored homographies are comparable.
+inline bool normalised(const cv::Matx33d &in, cv::Matx33d &out) {
+    const double s = in(2, 2);
+    if (!std::isfinite(s) || std::abs(s) < 1e-12) return false;
+    out = in * (1.0 / s);
+    return cv::checkRange(out);
 }
 
 // Wraps a Mat (made continuous) into a new handle with a fresh serial.

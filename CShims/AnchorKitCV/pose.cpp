@@ -76,10 +76,28 @@ void solve_ippe(const ak_camera &camera, const std::vector<cv::Point3d> &object,
         rvecs[s].convertTo(r64, CV_64F);
         tvecs[s].convertTo(t64, CV_64F);
         if (r64.total() != 3 || t64.total() != 3) continue;
-        const cv::Vec3d r(r64.ptr<double>()), t(t64.ptr<double>());
-        const double err = (s < static_cast<int>(err64.total())) ? err64.ptr<double>()[s]
+        cv::Vec3d r(r64.ptr<double>()), t(t64.ptr<double>());
+        double err = (s < static_cast<int>(err64.total())) ? err64.ptr<double>()[s]
                                                                  : std::numeric_limits<double>::quiet_NaN();
         if (!cv::checkRange(r) || !cv::checkRange(t) || !std::isfinite(err)) continue;
+        // IPPE is analytic, from the homography's Jacobian at one point: when the pixels are not
+        // exactly a rigid view of the object (noise, rounding), it does not minimise their
+        // reprojection error. Levenberg-Marquardt from each solution does, within its basin.
+        cv::Mat rr = r64.clone(), tt = t64.clone();
+        try {
+            cv::solvePnPRefineLM(object, image, K, dist, rr, tt,
+                                 cv::TermCriteria(cv::TermCriteria::COUNT | cv::TermCriteria::EPS, 20, 1e-10));
+        } catch (const cv::Exception &) {
+            rr = r64, tt = t64;
+        }
+        if (cv::checkRange(rr) && cv::checkRange(tt) && tt.at<double>(2) > 0) {
+            r = cv::Vec3d(rr.ptr<double>()), t = cv::Vec3d(tt.ptr<double>());
+            std::vector<cv::Point2d> projected;
+            cv::projectPoints(object, r, t, K, dist, projected);
+            double sum = 0;
+            for (size_t i = 0; i < image.size(); ++i) sum += std::pow(cv::norm(projected[i] - image[i]), 2);
+            err = std::sqrt(sum / static_cast<double>(image.size()));
+        }
         cv::Matx33d R;
         cv::Rodrigues(r, R);
         sol[kept++] = Solution{R, t, err};

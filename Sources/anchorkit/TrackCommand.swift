@@ -21,6 +21,9 @@ struct TrackCommand: ParsableCommand {
             help: "A reference image NAME=PATH:WIDTH_METRES (repeatable), e.g. poster=poster.png:0.4 (with --markers, replaces the sequence's targets).")
     var images: [String] = []
 
+    @Option(help: "A reference database from `anchorkit reference-db` (replaces the reference images of the sequence and of --image).")
+    var references: String?
+
     @Option(help: "How many reference images are followed at once (default 4).")
     var maxImages: Int = 4
 
@@ -33,6 +36,9 @@ struct TrackCommand: ParsableCommand {
     @Option(help: "Frames per second, for videos without a rate or frame patterns (default 30).")
     var fps: Double?
 
+    @Option(help: "Temporal pose filter: kalman (default: weights each pose by its own uncertainty) or none (each frame's own estimate).")
+    var filter = "kalman"
+
     @Option(name: .shortAndLong, help: "Where to write the anchor stream (.jsonl).")
     var output: String
 
@@ -41,8 +47,11 @@ struct TrackCommand: ParsableCommand {
 
     func run() throws {
         try reportingErrors {
+            let started = Date()
             let input = try FrameInput(input: self.input, cameraPath: camera, markerArguments: markers, imageArguments: images, fps: fps)
-            guard !input.markers.isEmpty || !input.images.isEmpty else {
+            let referenceSet = try references.map(ReferenceDatabase.read(contentsOf:))
+                ?? (input.images.isEmpty ? nil : try ReferenceImageSet(targets: input.images, folder: input.imageFolder))
+            guard !input.markers.isEmpty || referenceSet != nil else {
                 throw ValidationError("nothing to track: give --markers DICTIONARY:SIZE, --image NAME=PATH:WIDTH, or a sequence.json with targets")
             }
             guard maxImages >= 1 else { throw ValidationError("--max-images must be at least 1") }
@@ -51,10 +60,16 @@ struct TrackCommand: ParsableCommand {
             guard let refinement = refinements[cornerRefinement] else {
                 throw ValidationError("--corner-refinement must be one of template, subpixel, contour, apriltag, none")
             }
-            let references = input.images.isEmpty ? nil : try ReferenceImageSet(targets: input.images, folder: input.imageFolder)
-            var configuration = Configuration(camera: input.camera, markers: input.markers, referenceImages: references)
+            var configuration = Configuration(camera: input.camera, markers: input.markers, referenceImages: referenceSet)
             configuration.imageTracking.maximumTracked = maxImages
             configuration.markerDetection.cornerRefinement = refinement
+            switch filter {
+            case "kalman": break
+            case "none":
+                configuration.markerTracking.filter = nil
+                configuration.imageTracking.filter = nil
+            default: throw ValidationError("--filter must be kalman or none")
+            }
             switch mode {
             case "tracking": break
             case "detect-every-frame":
@@ -65,6 +80,7 @@ struct TrackCommand: ParsableCommand {
             default: throw ValidationError("--mode must be tracking or detect-every-frame")
             }
             let session = try Session(configuration: configuration)
+            let startUp = Date().timeIntervalSince(started)
             let writer = try AnchorStreamWriter(path: output)
             let progress = ProgressLine("track", quiet: quiet)
             var frames = 0, observations = 0, anchors = 0
@@ -83,7 +99,7 @@ struct TrackCommand: ParsableCommand {
             progress.finish()
             let rate = Double(frames) / max(progress.elapsed, 1e-9)
             print("track: \(frames) frames, \(anchors) anchors, \(observations) tracked observations, "
-                  + String(format: "%.1f", rate) + " frames/s -> \(output)")
+                  + String(format: "%.1f frames/s (start-up %.2f s)", rate, startUp) + " -> \(output)")
         }
     }
 }

@@ -52,7 +52,9 @@ struct ImageAnchorTests {
         #expect(throws: ReferenceImageError.self) { _ = try ReferenceImage(name: "a", contentsOf: path, physicalWidth: 0) }
         #expect(throws: ReferenceImageError.self) { _ = try ReferenceImage(name: "a", contentsOf: path, physicalWidth: -1) }
         let image = try ReferenceImage(name: "starry", contentsOf: path, physicalWidth: 0.5)
-        #expect(abs(image.physicalHeight - 0.5 * Double(image.image.height) / Double(image.image.width)) < 1e-12)
+        // The height follows the file's aspect (752x600), not the working copy's rounded one (640x511).
+        #expect(abs(image.physicalHeight - 0.5 * 600 / 752) < 1e-12)
+        #expect(image.width == 640 && image.height == 511)
         #expect(throws: ReferenceImageError.self) { _ = try ReferenceImageSet([image, image]) }
         let tiny = try Image.filled(width: 20, height: 20, channels: 1, value: 128)
         #expect(throws: ReferenceImageError.self) { _ = try ReferenceImage(name: "tiny", image: tiny, physicalWidth: 0.1) }

@@ -55,9 +55,7 @@ public final class FeatureSet: @unchecked Sendable {
         var keypoints: [ak_keypoint] = []
         var descriptors: [UInt8] = []
         for (set, scale) in sets where set.count > 0 {
-            var k = [ak_keypoint](repeating: ak_keypoint(), count: set.count)
-            ak_features_keypoints(set.handle, &k, Int32(set.count))
-            for var p in k {
+            for var p in set.keypoints {
                 p.x = Float((Double(p.x) + 0.5) * scale.x - 0.5)
                 p.y = Float((Double(p.y) + 0.5) * scale.y - 0.5)
                 p.size *= Float((scale.x + scale.y) / 2)
@@ -65,9 +63,24 @@ public final class FeatureSet: @unchecked Sendable {
             }
             descriptors += set.descriptors
         }
+        return try FeatureSet(keypoints: keypoints, descriptors: descriptors)
+    }
+
+    /// A set from stored keypoints and descriptors (count x 32 bytes), e.g. a reference database's.
+    convenience init(keypoints: [ak_keypoint], descriptors: [UInt8]) throws {
+        guard descriptors.count == keypoints.count * 32 else {
+            throw ReferenceImageError("\(keypoints.count) keypoints need \(keypoints.count * 32) descriptor bytes, got \(descriptors.count)")
+        }
         var out: OpaquePointer?
         try NativeError.check(ak_features_create(keypoints, descriptors, Int32(keypoints.count), &out), "features")
-        return FeatureSet(taking: out!)
+        self.init(taking: out!)
+    }
+
+    /// The keypoints as the shim stores them.
+    var keypoints: [ak_keypoint] {
+        var k = [ak_keypoint](repeating: ak_keypoint(), count: count)
+        ak_features_keypoints(handle, &k, Int32(count))
+        return k
     }
 
     /// The raw descriptors (count x 32 bytes), e.g. to store a reference database.

@@ -19,7 +19,7 @@ public struct ImageQuality: Sendable {
     public static func evaluate(_ reference: ReferenceImage, originalSize: (width: Int, height: Int)) throws -> ImageQuality {
         // The working copy's own features: the reference's set also holds the half- and
         // quarter-size copies', which would count as twins of themselves.
-        let image = reference.image
+        let image = try reference.image
         let features = try FeatureSet(image: image)
         let points = features.points
         // Spread over a 4x4 grid.

@@ -8,10 +8,12 @@ import Foundation
 ///   the reference to the frame (ECC) and verified by that alignment's correlation before an
 ///   anchor is reported.
 /// - Tracking: a found target's points are followed by pyramidal Lucas–Kanade flow, the
-///   homography re-estimated from them and refined by ECC every frame; a target whose
-///   alignment fails is dropped and left to detection. Detection runs every frame while nothing
-///   is followed, and every `detectionInterval` frames otherwise.
-/// - Pose: IPPE on the refined corners, blended over time by a ``PlanarPoseTrack``.
+///   homography re-estimated from them and refined every frame by a ``TemplateAligner``
+///   (sparse, occlusion-robust inverse-compositional alignment); a target whose alignment fails
+///   is dropped and left to detection. Detection runs every frame while nothing is followed, and
+///   every `detectionInterval` frames otherwise.
+/// - Pose: IPPE on the refined corners (then least-squares reprojection), blended over time by
+///   a ``PlanarPoseTrack``.
 public final class ImageTracker: AnchorTracker {
     /// Tuning.
     public struct Parameters: Sendable {
@@ -31,13 +33,15 @@ public final class ImageTracker: AnchorTracker {
         public var ransacThreshold = 4.0
         /// ECC correlation an alignment needs to be accepted (detection) or kept (tracking).
         public var minimumCorrelation = 0.6
-        /// Largest side of the reference copy aligned by ECC, pixels: alignment costs grow with it
+        /// Alignment correlation above which a fallback start is not tried.
+        public var confidentCorrelation = 0.9
+        /// Share of the reference's alignment samples that must be in view and agree with the
+        /// alignment (not occluded) to keep following a target.
+        public var minimumCoverage = 0.3
+        /// Largest side of the reference copy aligned, pixels: alignment costs grow with it
         /// and beyond a few hundred pixels accuracy no longer improves.
         public var alignmentSize = 240
-        /// While following, ECC re-aligns every this many frames (1: every frame); between, the
-        /// homography comes from the flow alone. Alignment is most of the per-frame cost.
-        public var alignmentInterval = 1
-        /// ECC iterations when following (the start is close) and when detecting.
+        /// Alignment iterations when following (the start is close) and ECC iterations when detecting.
         public var trackingIterations = 5
         public var detectionIterations = 40
         /// Points followed per target.
@@ -59,7 +63,6 @@ public final class ImageTracker: AnchorTracker {
         let reference: Int
         var homography: Matrix3       // working-copy px -> frame px
         var referencePoints: [SIMD2<Float>]
-        var framesSinceAlignment = 0
         var framePoints: [SIMD2<Float>]
     }
 
@@ -72,6 +75,8 @@ public final class ImageTracker: AnchorTracker {
     /// Pose tracks by reference, kept while a target is lost so that a quick re-detection
     /// continues its track.
     private var poses: [Int: PlanarPoseTrack] = [:]
+    /// Alignment samples by reference, one aligner per pyramid level, made when first followed.
+    private var aligners: [Int: [TemplateAligner]] = [:]
 
     public init(references: ReferenceImageSet, camera: CameraIntrinsics, parameters: Parameters = Parameters()) {
         self.references = references
@@ -114,30 +119,31 @@ public final class ImageTracker: AnchorTracker {
         for (i, p) in moved.enumerated() {
             if let p { src.append(target.referencePoints[i]); dst.append(p) }
         }
-        guard src.count >= parameters.minimumInliers,
-              let estimate = try Homography.estimate(from: src, to: dst, method: parameters.robustMethod, threshold: 2),
-              estimate.inlierCount >= parameters.minimumInliers else { return false }
-        var h = estimate.matrix
-        target.framesSinceAlignment += 1
-        if target.framesSinceAlignment >= parameters.alignmentInterval {
-            guard let (aligned, correlation) = try align(estimate.matrix, reference: target.reference, gray: gray,
-                                                         iterations: parameters.trackingIterations),
-                  correlation >= parameters.minimumCorrelation else { return false }
-            h = aligned
-            target.framesSinceAlignment = 0
-        } else {
-            // Least squares on the inliers: the robust fit's minimal-sample estimate is noisier.
-            let inlierSource = zip(src, estimate.inliers).filter(\.1).map(\.0)
-            let inlierDestination = zip(dst, estimate.inliers).filter(\.1).map(\.0)
-            if let refit = try Homography.estimate(from: inlierSource, to: inlierDestination, method: .leastSquares) { h = refit.matrix }
+        // Alignment starts from the flow's homography, or from the last frame's when the flow is
+        // misled (points on an occluder that moves across the target can outvote the rest).
+        var starts: [Matrix3] = []
+        if src.count >= parameters.minimumInliers,
+           let estimate = try Homography.estimate(from: src, to: dst, method: parameters.robustMethod, threshold: 2),
+           estimate.inlierCount >= parameters.minimumInliers {
+            starts.append(estimate.matrix)
         }
+        starts.append(target.homography)
+        var best: (matrix: Matrix3, correlation: Double)?
+        for start in starts {
+            guard let aligned = try align(start, reference: target.reference, gray: gray, iterations: parameters.trackingIterations,
+                                          sparse: true),
+                  aligned.correlation >= parameters.minimumCorrelation else { continue }
+            if aligned.correlation > best?.correlation ?? -1 { best = aligned }
+            if aligned.correlation >= parameters.confidentCorrelation { break }
+        }
+        guard let h = best?.matrix else { return false }
         target.homography = h
-        // Keep the inliers at their aligned positions; top up from the reference's keypoints.
-        var keptReference: [SIMD2<Float>] = []
-        for (i, inlier) in estimate.inliers.enumerated() where inlier { keptReference.append(src[i]) }
-        if keptReference.count < parameters.trackedPoints / 2 { keptReference = seedPoints(target.reference, h: h) }
-        target.referencePoints = keptReference
-        target.framePoints = keptReference.map { project(h, $0) }
+        // Keep the points the flow followed to where the alignment puts them; top up from the
+        // reference's keypoints when fewer than half are left.
+        var kept = zip(src, dst).filter { length(project(h, $0.0) - $0.1) <= 2 }.map(\.0)
+        if kept.count < parameters.trackedPoints / 2 { kept = seedPoints(target.reference, h: h) }
+        target.referencePoints = kept
+        target.framePoints = kept.map { project(h, $0) }
         return true
     }
 
@@ -160,21 +166,29 @@ public final class ImageTracker: AnchorTracker {
 
     /// ECC alignment of the reference to the frame at the pyramid level closest to its
     /// footprint; the homography is converted to and from that level.
-    private func align(_ h: Matrix3, reference: Int, gray: Image, iterations: Int) throws -> (Matrix3, Double)? {
+    private func align(_ h: Matrix3, reference: Int, gray: Image, iterations: Int, sparse: Bool = false) throws
+        -> (matrix: Matrix3, correlation: Double)? {
         let ref = references.images[reference]
         let corners = ref.corners.map { Homography.map(h, $0) }
         let footprint = zip(corners, corners.dropFirst() + [corners[0]]).map { length($0 - $1) }.max() ?? 0
         let wanted = min(footprint, Double(parameters.alignmentSize))
+        let pyramid = try ref.pyramid
         var level = 0
-        while level + 1 < ref.pyramid.count && Double(max(ref.pyramid[level].width, ref.pyramid[level].height)) > wanted * 1.5 { level += 1 }
+        while level + 1 < pyramid.count && Double(max(pyramid[level].width, pyramid[level].height)) > wanted * 1.5 { level += 1 }
         // Pixel centres: working = (level + 0.5) * scale - 0.5, per axis (halving odd sizes
         // makes the scale a little more than 2 per level).
-        let sx = Double(ref.image.width) / Double(ref.pyramid[level].width)
-        let sy = Double(ref.image.height) / Double(ref.pyramid[level].height)
+        let sx = Double(ref.width) / Double(pyramid[level].width)
+        let sy = Double(ref.height) / Double(pyramid[level].height)
         let toWorking = Matrix3(rows: SIMD3(sx, 0, 0.5 * sx - 0.5), SIMD3(0, sy, 0.5 * sy - 0.5), SIMD3(0, 0, 1))
-        guard let (refined, correlation) = try Homography.refine(h * toWorking, reference: ref.pyramid[level], image: gray,
-                                                                 iterations: iterations),
-              let back = toWorking.inverse else { return nil }
+        guard let back = toWorking.inverse else { return nil }
+        if sparse {
+            if aligners[reference] == nil { aligners[reference] = try pyramid.map { try TemplateAligner(reference: $0) } }
+            guard let result = try aligners[reference]![level].align(h * toWorking, to: gray, iterations: iterations),
+                  result.coverage >= parameters.minimumCoverage else { return nil }
+            return (result.matrix * back, result.correlation)
+        }
+        guard let (refined, correlation) = try Homography.refine(h * toWorking, reference: pyramid[level], image: gray,
+                                                                 iterations: iterations) else { return nil }
         return (refined * back, correlation)
     }
 

@@ -15,38 +15,45 @@ public final class ReferenceImage: @unchecked Sendable {
     public let name: String
     /// Printed size in metres.
     public let physicalWidth: Double
-    public var physicalHeight: Double { physicalWidth * Double(image.height) / Double(image.width) }
-    /// The working copy (gray).
-    public let image: Image
-    /// Its features.
+    /// Printed height in metres: `physicalWidth` times the source picture's aspect ratio. Not the
+    /// working copy's, whose sides are rounded to whole pixels: a 0.03 % error in the height
+    /// alone tilts a head-on pose by 1.4° (cos 1.4° = 0.9997).
+    public let physicalHeight: Double
+    /// Size of the working copy, pixels.
+    public let width: Int, height: Int
+    /// Its features (working-copy pixels).
     public let features: FeatureSet
+    /// The image file the picture was read from, if any (a ``ReferenceDatabase`` refers to it).
+    public let sourcePath: String?
+    private let pixels: LazyPyramid
+
+    /// The working copy (gray). A reference read from a ``ReferenceDatabase`` decodes it on first
+    /// use, so that only the references actually seen cost their pixels.
+    public var image: Image { get throws { try pixels.levels()[0] } }
     /// Halvings of the working copy: `pyramid[0]` is `image`, each next one half the size
-    /// (rounded down).
-    public let pyramid: [Image]
+    /// (rounded down) while the smaller side stays at least 32 pixels.
+    public var pyramid: [Image] { get throws { try pixels.levels() } }
 
     /// Prepares a reference from pixels. Throws if `physicalWidth` is not positive or the
     /// picture is too small (under 32 pixels a side).
-    public init(name: String, image source: Image, physicalWidth: Double, features parameters: FeatureSet.Parameters = FeatureSet.Parameters()) throws {
-        guard !name.isEmpty, !name.contains("/") else { throw ReferenceImageError("reference image name \"\(name)\" must be non-empty and contain no \"/\"") }
-        guard physicalWidth.isFinite, physicalWidth > 0 else {
-            throw ReferenceImageError("reference image \"\(name)\": physicalWidth must be positive metres, got \(physicalWidth)")
-        }
+    public convenience init(name: String, image source: Image, physicalWidth: Double,
+                            features parameters: FeatureSet.Parameters = FeatureSet.Parameters()) throws {
+        try self.init(name: name, image: source, physicalWidth: physicalWidth, sourcePath: nil, features: parameters)
+    }
+
+    /// Loads a reference from an image file.
+    public convenience init(name: String, contentsOf path: String, physicalWidth: Double) throws {
+        try self.init(name: name, image: try Image(contentsOf: path, channels: 1), physicalWidth: physicalWidth, sourcePath: path,
+                      features: FeatureSet.Parameters())
+    }
+
+    private init(name: String, image source: Image, physicalWidth: Double, sourcePath: String?,
+                 features parameters: FeatureSet.Parameters) throws {
+        try Self.validate(name: name, physicalWidth: physicalWidth)
         guard min(source.width, source.height) >= 32 else {
             throw ReferenceImageError("reference image \"\(name)\" is too small: \(source.width)x\(source.height) pixels (at least 32 a side)")
         }
-        self.name = name
-        self.physicalWidth = physicalWidth
-        let gray = try source.converted(toChannels: 1)
-        let scale = min(1, Double(Self.workingSize) / Double(max(gray.width, gray.height)))
-        image = scale < 1
-            ? try gray.resized(width: max(1, Int((Double(gray.width) * scale).rounded())), height: max(1, Int((Double(gray.height) * scale).rounded())))
-            : gray
-        var levels = [image]
-        while min(levels.last!.width, levels.last!.height) >= 64 {
-            let last = levels.last!
-            levels.append(try last.resized(width: last.width / 2, height: last.height / 2))
-        }
-        pyramid = levels
+        let levels = try Self.pyramid(of: try Self.workingCopy(of: source))
         // ORB's own pyramid spans ~3.6x in scale; features of the half- and quarter-size copies
         // extend that to ~14x, so that a poster filling 1/6 of a frame is still found.
         var sets: [(features: FeatureSet, scale: SIMD2<Double>)] = []
@@ -54,31 +61,101 @@ public final class ReferenceImage: @unchecked Sendable {
             var p = parameters
             p.maximumCount = max(100, parameters.maximumCount >> k)
             // Per-axis scales differ slightly from 2^k where halving rounded an odd size down.
-            let scale = SIMD2(Double(image.width) / Double(level.width), Double(image.height) / Double(level.height))
+            let scale = SIMD2(Double(levels[0].width) / Double(level.width), Double(levels[0].height) / Double(level.height))
             sets.append((try FeatureSet(image: level, parameters: p), scale))
         }
+        self.name = name
+        self.physicalWidth = physicalWidth
+        physicalHeight = physicalWidth * Double(source.height) / Double(source.width)
+        width = levels[0].width
+        height = levels[0].height
         features = try FeatureSet.merging(sets)
+        self.sourcePath = sourcePath
+        pixels = LazyPyramid(levels: levels)
     }
 
-    /// Loads a reference from an image file.
-    public convenience init(name: String, contentsOf path: String, physicalWidth: Double) throws {
-        try self.init(name: name, image: try Image(contentsOf: path, channels: 1), physicalWidth: physicalWidth)
+    /// A reference whose features were computed before (a ``ReferenceDatabase``): the working
+    /// copy is read from `sourcePath` and resized to `width` x `height` on first use.
+    init(name: String, physicalWidth: Double, physicalHeight: Double, width: Int, height: Int, features: FeatureSet,
+         sourcePath: String) throws {
+        try Self.validate(name: name, physicalWidth: physicalWidth)
+        guard physicalHeight.isFinite, physicalHeight > 0, width >= 32, height >= 32, max(width, height) <= Self.workingSize else {
+            throw ReferenceImageError("reference image \"\(name)\": stored sizes are not valid")
+        }
+        self.name = name
+        self.physicalWidth = physicalWidth
+        self.physicalHeight = physicalHeight
+        self.width = width
+        self.height = height
+        self.features = features
+        self.sourcePath = sourcePath
+        pixels = LazyPyramid {
+            let copy = try Self.workingCopy(of: try Image(contentsOf: sourcePath, channels: 1))
+            guard copy.width == width, copy.height == height else {
+                throw InputError(sourcePath, "the picture is \(copy.width)x\(copy.height) at working size, the reference database says \(width)x\(height): rebuild the database")
+            }
+            return try Self.pyramid(of: copy)
+        }
+    }
+
+    private static func validate(name: String, physicalWidth: Double) throws {
+        guard !name.isEmpty, !name.contains("/") else { throw ReferenceImageError("reference image name \"\(name)\" must be non-empty and contain no \"/\"") }
+        guard physicalWidth.isFinite, physicalWidth > 0 else {
+            throw ReferenceImageError("reference image \"\(name)\": physicalWidth must be positive metres, got \(physicalWidth)")
+        }
+    }
+
+    /// Gray, larger side at most ``workingSize`` (each side rounded to whole pixels).
+    static func workingCopy(of source: Image) throws -> Image {
+        let gray = try source.converted(toChannels: 1)
+        let scale = min(1, Double(Self.workingSize) / Double(max(gray.width, gray.height)))
+        guard scale < 1 else { return gray }
+        return try gray.resized(width: max(1, Int((Double(gray.width) * scale).rounded())),
+                                height: max(1, Int((Double(gray.height) * scale).rounded())))
+    }
+
+    static func pyramid(of image: Image) throws -> [Image] {
+        var levels = [image]
+        while min(levels.last!.width, levels.last!.height) >= 64 {
+            let last = levels.last!
+            levels.append(try last.resized(width: last.width / 2, height: last.height / 2))
+        }
+        return levels
     }
 
     /// The anchor-plane point (x, z in metres) of a working-copy pixel.
     public func planePoint(_ p: SIMD2<Double>) -> SIMD2<Double> {
-        SIMD2((p.x + 0.5) / Double(image.width) * physicalWidth - physicalWidth / 2,
-              (p.y + 0.5) / Double(image.height) * physicalHeight - physicalHeight / 2)
+        SIMD2((p.x + 0.5) / Double(width) * physicalWidth - physicalWidth / 2,
+              (p.y + 0.5) / Double(height) * physicalHeight - physicalHeight / 2)
     }
 
     /// The picture's outer corners in working-copy pixels: TL, TR, BR, BL.
     public var corners: [SIMD2<Double>] {
-        let w = Double(image.width) - 0.5, h = Double(image.height) - 0.5
+        let w = Double(width) - 0.5, h = Double(height) - 0.5
         return [SIMD2(-0.5, -0.5), SIMD2(w, -0.5), SIMD2(w, h), SIMD2(-0.5, h)]
     }
 
     /// The anchor identifier.
     public var identifier: String { "image/\(name)" }
+}
+
+/// A reference's pyramid, made on first use when it is not given (thread-safe).
+private final class LazyPyramid: @unchecked Sendable {
+    private let lock = NSLock()
+    private var made: [Image]?
+    private let make: () throws -> [Image]
+
+    init(levels: [Image]) { made = levels; make = { levels } }
+    init(_ make: @escaping () throws -> [Image]) { self.make = make }
+
+    func levels() throws -> [Image] {
+        lock.lock()
+        defer { lock.unlock() }
+        if let made { return made }
+        let levels = try make()
+        made = levels
+        return levels
+    }
 }
 
 /// A reference image or set that cannot be used.
