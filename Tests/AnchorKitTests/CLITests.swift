@@ -165,6 +165,42 @@ struct CLITests {
         #expect(updates.last?.anchor("marker/DICT_4X4_50/7")?.isTracked == true)
     }
 
+    /// `reference-db` then `track --references` gives the same anchors as loading the images;
+    /// a truncated database and one whose image changed are refused in one line.
+    @Test func referenceDatabaseRoundTrip() async throws {
+        let work = TemporaryFolder()
+        let sequence = Paths.dataset("images-still")
+        let db = work.file("refs.akrefs")
+        let built = try await Self.run(["reference-db", sequence, "-o", db])
+        #expect(built.status == 0, "stderr: \(built.stderr)")
+        #expect(built.stdout.hasPrefix("reference-db: 1 references, "), "\(built.stdout)")
+        let viaImages = try await Self.run(["track", sequence, "-o", work.file("a.jsonl"), "--quiet"])
+        let viaDatabase = try await Self.run(["track", sequence, "--references", db, "-o", work.file("b.jsonl"), "--quiet"])
+        #expect(viaImages.status == 0 && viaDatabase.status == 0, "stderr: \(viaDatabase.stderr)")
+        let a = try AnchorStreamReader.read(contentsOf: work.file("a.jsonl"))
+        let b = try AnchorStreamReader.read(contentsOf: work.file("b.jsonl"))
+        #expect(a.count == 90 && a.map(\.anchors) == b.map(\.anchors))
+
+        let data = try #require(FileManager.default.contents(atPath: db))
+        try data.prefix(data.count / 2).write(to: URL(fileURLWithPath: work.file("half.akrefs")))
+        let out = TemporaryFolder()
+        let truncated = try await Self.run(["track", sequence, "--references", work.file("half.akrefs"), "-o", out.file("c.jsonl")])
+        Self.expectCleanFailure(truncated, mentions: [work.file("half.akrefs"), "truncated"], outputFolder: out)
+
+        // A database whose image was replaced by another picture of another size.
+        let copy = TemporaryFolder()
+        try FileManager.default.createDirectory(atPath: copy.file("targets"), withIntermediateDirectories: true)
+        try FileManager.default.copyItem(atPath: sequence + "/targets/starry.png", toPath: copy.file("targets/starry.png"))
+        try FileManager.default.copyItem(atPath: sequence + "/sequence.json", toPath: copy.file("sequence.json"))
+        let stale = copy.file("refs.akrefs")
+        #expect(try await Self.run(["reference-db", copy.path, "-o", stale]).status == 0)
+        try FileManager.default.removeItem(atPath: copy.file("targets/starry.png"))
+        try FileManager.default.copyItem(atPath: Paths.dataset("images-occlusion") + "/targets/butterfly.png",
+                                         toPath: copy.file("targets/starry.png"))
+        let changed = try await Self.run(["track", sequence, "--references", stale, "-o", out.file("d.jsonl")])
+        Self.expectCleanFailure(changed, mentions: [stale, "changed"], outputFolder: out)
+    }
+
     // MARK: Bad input
 
     @Test func missingInput() async throws {
