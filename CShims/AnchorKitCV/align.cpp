@@ -189,40 +189,15 @@ ak_status ak_aligner_align(const ak_aligner *aligner, const ak_image *image, dou
 
         cv::Matx33d H;
         if (!normalised(cv::Matx33d(h), H)) return AK_OK;
-        const double rw = a.width - 1, rh = a.height - 1;
-        const cv::Point2d model[4] = {{0, 0}, {rw, 0}, {rw, rh}, {0, rh}};
-        auto corners = [&](const cv::Matx33d &M, cv::Point2d out[4]) {
-            for (int k = 0; k < 4; ++k) {
-                const cv::Vec3d p = M * cv::Vec3d(model[k].x, model[k].y, 1);
-                if (!(p[2] > 1e-9)) return false;  // behind the camera or on the vanishing line
-                out[k] = cv::Point2d(p[0] / p[2], p[1] / p[2]);
-                if (!std::isfinite(out[k].x) || !std::isfinite(out[k].y) || std::abs(out[k].x) > 1e7 ||
-                    std::abs(out[k].y) > 1e7)
-                    return false;
-            }
-            return true;
-        };
         cv::Point2d quad[4];
-        if (!corners(H, quad)) return AK_OK;
-        double area = 0, x0 = quad[0].x, x1 = x0, y0 = quad[0].y, y1 = y0;
-        for (int k = 0; k < 4; ++k) {
-            area += quad[k].x * quad[(k + 1) % 4].y - quad[(k + 1) % 4].x * quad[k].y;
-            x0 = std::min(x0, quad[k].x), x1 = std::max(x1, quad[k].x);
-            y0 = std::min(y0, quad[k].y), y1 = std::max(y1, quad[k].y);
-        }
-        area = std::abs(area) / 2;
-        if (area < 16) return AK_OK;
-
+        cv::Rect box_crop;
+        cv::Rect2d box;
+        double area = 0;
+        if (!reference_quad(H, a.width, a.height, quad) || !footprint_crop(quad, image->mat.size(), box_crop, area, box)) return AK_OK;
         // Only the footprint (plus room to move) is smoothed: the frame outside it is never sampled.
-        const cv::Mat &frame = image->mat;
-        const double margin = std::max(8.0, 0.1 * std::max(x1 - x0, y1 - y0));
-        const int cx0 = std::max(0, static_cast<int>(std::floor(x0 - margin)));
-        const int cy0 = std::max(0, static_cast<int>(std::floor(y0 - margin)));
-        const int cx1 = std::min(frame.cols, static_cast<int>(std::ceil(x1 + margin)) + 1);
-        const int cy1 = std::min(frame.rows, static_cast<int>(std::ceil(y1 + margin)) + 1);
-        if (cx1 - cx0 < 8 || cy1 - cy0 < 8) return AK_OK;
+        const int cx0 = box_crop.x, cy0 = box_crop.y;
         cv::Mat crop;
-        to_channels(frame, 1)(cv::Rect(cx0, cy0, cx1 - cx0, cy1 - cy0)).convertTo(crop, CV_32F);
+        to_channels(image->mat, 1)(box_crop).convertTo(crop, CV_32F);
         // Match the reference's smoothing, measured in frame pixels: the reference was blurred by
         // ~0.85 of its own pixels, and one reference pixel spans `scale` frame pixels.
         const double scale = std::sqrt(area / (static_cast<double>(a.width) * a.height));
@@ -317,8 +292,9 @@ ak_status ak_aligner_align(const ak_aligner *aligner, const ak_image *image, dou
             }
             if (!lowered) break;  // at a minimum of the cost (or stuck): keep Hn
             cv::Point2d before[4], after[4];
-            const cv::Matx33d pixelsBefore = from_crop * Hn * normalise, pixelsAfter = from_crop * next * normalise;
-            if (!corners(pixelsBefore, before) || !corners(pixelsAfter, after)) return AK_OK;
+            if (!reference_quad(from_crop * Hn * normalise, a.width, a.height, before) ||
+                !reference_quad(from_crop * next * normalise, a.width, a.height, after))
+                return AK_OK;
             Hn = next;
             double moved = 0;
             for (int k = 0; k < 4; ++k) moved = std::max(moved, cv::norm(after[k] - before[k]));

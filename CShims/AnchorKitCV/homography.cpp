@@ -53,6 +53,44 @@ cv::Mat valid_mask(const cv::Matx33d &H, cv::Size size, cv::Size image) {
 
 }  // namespace
 
+namespace akcv {
+
+bool reference_quad(const cv::Matx33d &H, int width, int height, cv::Point2d quad[4]) {
+    const double rw = width - 1, rh = height - 1;
+    const cv::Point2d model[4] = {{0, 0}, {rw, 0}, {rw, rh}, {0, rh}};
+    for (int k = 0; k < 4; ++k) {
+        const cv::Vec3d p = H * cv::Vec3d(model[k].x, model[k].y, 1);
+        if (!(p[2] > 1e-9)) return false;  // behind the camera or on the vanishing line
+        quad[k] = cv::Point2d(p[0] / p[2], p[1] / p[2]);
+        if (!std::isfinite(quad[k].x) || !std::isfinite(quad[k].y) || std::abs(quad[k].x) > 1e7 || std::abs(quad[k].y) > 1e7)
+            return false;
+    }
+    return true;
+}
+
+bool footprint_crop(const cv::Point2d quad[4], cv::Size image, cv::Rect &crop, double &area, cv::Rect2d &box) {
+    area = 0;
+    double x0 = quad[0].x, x1 = x0, y0 = quad[0].y, y1 = y0;
+    for (int k = 0; k < 4; ++k) {
+        area += quad[k].x * quad[(k + 1) % 4].y - quad[(k + 1) % 4].x * quad[k].y;
+        x0 = std::min(x0, quad[k].x), x1 = std::max(x1, quad[k].x);
+        y0 = std::min(y0, quad[k].y), y1 = std::max(y1, quad[k].y);
+    }
+    area = std::abs(area) / 2;
+    box = cv::Rect2d(x0, y0, x1 - x0, y1 - y0);
+    if (area < 16) return false;
+    const double margin = std::max(8.0, 0.1 * std::max(x1 - x0, y1 - y0));
+    const int cx0 = std::max(0, static_cast<int>(std::floor(x0 - margin)));
+    const int cy0 = std::max(0, static_cast<int>(std::floor(y0 - margin)));
+    const int cx1 = std::min(image.width, static_cast<int>(std::ceil(x1 + margin)) + 1);
+    const int cy1 = std::min(image.height, static_cast<int>(std::ceil(y1 + margin)) + 1);
+    if (cx1 - cx0 < 8 || cy1 - cy0 < 8) return false;
+    crop = cv::Rect(cx0, cy0, cx1 - cx0, cy1 - cy0);
+    return true;
+}
+
+}  // namespace akcv
+
 extern "C" {
 
 ak_status ak_find_homography(const float *src, const float *dst, int count, ak_robust_method method,
@@ -126,41 +164,17 @@ ak_status ak_refine_homography(const ak_image *reference, const ak_image *image,
         if (!normalised(cv::Matx33d(h), H)) return AK_OK;  // h22 = 0: the reference origin at infinity
 
         // The reference's corners in the image: all in front, a non-degenerate quad.
-        const double rw = reference->mat.cols - 1, rh = reference->mat.rows - 1;
-        const cv::Point2d model[4] = {{0, 0}, {rw, 0}, {rw, rh}, {0, rh}};
         cv::Point2d quad[4];
-        for (int k = 0; k < 4; ++k) {
-            const cv::Vec3d p = H * cv::Vec3d(model[k].x, model[k].y, 1);
-            if (!(p[2] > 1e-9)) return AK_OK;  // behind or on the vanishing line (h22 = 1 > 0 at the origin)
-            quad[k] = cv::Point2d(p[0] / p[2], p[1] / p[2]);
-            if (!std::isfinite(quad[k].x) || !std::isfinite(quad[k].y) || std::abs(quad[k].x) > 1e7 ||
-                std::abs(quad[k].y) > 1e7)
-                return AK_OK;
-        }
+        cv::Rect crop;
+        cv::Rect2d box;
         double area = 0;
-        for (int k = 0; k < 4; ++k) area += quad[k].x * quad[(k + 1) % 4].y - quad[(k + 1) % 4].x * quad[k].y;
-        if (std::abs(area) / 2 < 16) return AK_OK;
-        double x0 = quad[0].x, x1 = x0, y0 = quad[0].y, y1 = y0;
-        for (int k = 1; k < 4; ++k) {
-            x0 = std::min(x0, quad[k].x), x1 = std::max(x1, quad[k].x);
-            y0 = std::min(y0, quad[k].y), y1 = std::max(y1, quad[k].y);
-        }
-        const int cols = image->mat.cols, rows = image->mat.rows;
-        const double box_area = (x1 - x0) * (y1 - y0);
-        const double ix0 = std::max(x0, 0.0), ix1 = std::min(x1, cols - 1.0);
-        const double iy0 = std::max(y0, 0.0), iy1 = std::min(y1, rows - 1.0);
-        const double inside = (ix1 > ix0 && iy1 > iy0) ? (ix1 - ix0) * (iy1 - iy0) : 0.0;
-        if (!(box_area > 0) || inside < 0.5 * box_area) return AK_OK;  // mostly outside the image
-
-        // ECC computes the gradients of its whole input image: crop to the footprint plus a margin.
-        const double margin = std::max(8.0, 0.1 * std::max(x1 - x0, y1 - y0));
-        const int cx0 = std::max(0, static_cast<int>(std::floor(x0 - margin)));
-        const int cy0 = std::max(0, static_cast<int>(std::floor(y0 - margin)));
-        const int cx1 = std::min(cols, static_cast<int>(std::ceil(x1 + margin)) + 1);
-        const int cy1 = std::min(rows, static_cast<int>(std::ceil(y1 + margin)) + 1);
-        if (cx1 - cx0 < 8 || cy1 - cy0 < 8) return AK_OK;
-        const cv::Rect crop(cx0, cy0, cx1 - cx0, cy1 - cy0);
-
+        if (!reference_quad(H, reference->mat.cols, reference->mat.rows, quad) ||
+            !footprint_crop(quad, image->mat.size(), crop, area, box))
+            return AK_OK;
+        const cv::Rect2d inside = box & cv::Rect2d(0, 0, image->mat.cols - 1.0, image->mat.rows - 1.0);
+        if (!(box.area() > 0) || inside.area() < 0.5 * box.area()) return AK_OK;  // mostly outside the image
+        // ECC computes the gradients of its whole input image: it gets only the crop.
+        const int cx0 = crop.x, cy0 = crop.y;
         const cv::Matx33d to_crop(1, 0, -cx0, 0, 1, -cy0, 0, 0, 1), from_crop(1, 0, cx0, 0, 1, cy0, 0, 0, 1);
         cv::Matx33d local;
         if (!normalised(to_crop * H, local)) return AK_OK;

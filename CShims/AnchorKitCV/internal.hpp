@@ -205,6 +205,16 @@ inline bool normalised(const cv::Matx33d &in, cv::Matx33d &out) {
     return cv::checkRange(out);
 }
 
+// The corners of a width x height reference (pixel centres (0,0) ... (w-1,h-1), clockwise from
+// the top-left) mapped by H: false unless all four are in front (w > 0) and finite (homography.cpp).
+bool reference_quad(const cv::Matx33d &H, int width, int height, cv::Point2d quad[4]);
+
+// Where an alignment of a reference whose corners land on `quad` samples an image of `image`
+// size: the quad's bounding box plus a margin for the fit to move in (max(8, 10 %) px), clipped
+// to the image. False when the quad is degenerate (area under 16 px²) or the crop under 8 px a
+// side. `area` gets the quad's area, `box` its unclipped bounding box (homography.cpp).
+bool footprint_crop(const cv::Point2d quad[4], cv::Size image, cv::Rect &crop, double &area, cv::Rect2d &box);
+
 // Wraps a Mat (made continuous) into a new handle with a fresh serial.
 ak_image *make_image(cv::Mat mat);
 

@@ -29,11 +29,7 @@ struct ReferenceDatabaseCommand: ParsableCommand {
             }
             targets += try images.map { (try ReferenceImageSet.target(argument: $0), FileManager.default.currentDirectoryPath) }
             guard !targets.isEmpty else { throw ValidationError("no reference images: give a sequence with images or --image NAME=PATH:WIDTH") }
-            var references: [ReferenceImage] = []
-            for (target, folder) in targets {
-                references += try ReferenceImageSet(targets: [target], folder: folder).images
-            }
-            let set = try ReferenceImageSet(references)
+            let set = try ReferenceImageSet(targets.map { try ReferenceImage(target: $0.0, folder: $0.1) })
             try ReferenceDatabase.write(set, to: output)
             let bytes = (try? FileManager.default.attributesOfItem(atPath: output)[.size] as? NSNumber)?.intValue ?? 0
             let features = set.images.map(\.features.count).reduce(0, +)

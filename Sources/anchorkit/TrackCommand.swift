@@ -49,9 +49,7 @@ struct TrackCommand: ParsableCommand {
         try reportingErrors {
             let started = Date()
             let input = try FrameInput(input: self.input, cameraPath: camera, markerArguments: markers, imageArguments: images, fps: fps)
-            let referenceSet = try references.map(ReferenceDatabase.read(contentsOf:))
-                ?? (input.images.isEmpty ? nil : try ReferenceImageSet(targets: input.images, folder: input.imageFolder))
-            guard !input.markers.isEmpty || referenceSet != nil else {
+            guard !input.markers.isEmpty || !input.images.isEmpty || references != nil else {
                 throw ValidationError("nothing to track: give --markers DICTIONARY:SIZE, --image NAME=PATH:WIDTH, or a sequence.json with targets")
             }
             guard maxImages >= 1 else { throw ValidationError("--max-images must be at least 1") }
@@ -60,6 +58,9 @@ struct TrackCommand: ParsableCommand {
             guard let refinement = refinements[cornerRefinement] else {
                 throw ValidationError("--corner-refinement must be one of template, subpixel, contour, apriltag, none")
             }
+            // After the cheap checks: a large set takes seconds to load.
+            let referenceSet = try references.map(ReferenceDatabase.read(contentsOf:))
+                ?? (input.images.isEmpty ? nil : try ReferenceImageSet(targets: input.images, folder: input.imageFolder))
             var configuration = Configuration(camera: input.camera, markers: input.markers, referenceImages: referenceSet)
             configuration.imageTracking.maximumTracked = maxImages
             configuration.markerDetection.cornerRefinement = refinement

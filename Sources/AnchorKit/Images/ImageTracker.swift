@@ -164,8 +164,9 @@ public final class ImageTracker: AnchorTracker {
         return SIMD2(Float(q.x), Float(q.y))
     }
 
-    /// ECC alignment of the reference to the frame at the pyramid level closest to its
-    /// footprint; the homography is converted to and from that level.
+    /// Alignment of the reference to the frame at the pyramid level closest to its footprint:
+    /// ECC (detection, from a rough start) or the sparse ``TemplateAligner`` (`sparse`, tracking);
+    /// the homography is converted to and from that level.
     private func align(_ h: Matrix3, reference: Int, gray: Image, iterations: Int, sparse: Bool = false) throws
         -> (matrix: Matrix3, correlation: Double)? {
         let ref = references.images[reference]

@@ -24,12 +24,7 @@ public final class ReferenceImageSet: @unchecked Sendable {
 
     /// Loads the `images` of a sequence description, resolving files against `folder`.
     public convenience init(targets: [SequenceDescription.ImageTarget], folder: String) throws {
-        try self.init(targets.map { t in
-            let path = t.file.hasPrefix("/") ? t.file : folder + "/" + t.file
-            do { return try ReferenceImage(name: t.name, contentsOf: path, physicalWidth: t.physicalWidth) } catch let e as ReferenceImageError {
-                throw InputError(path, e.description)
-            }
-        })
+        try self.init(targets.map { try ReferenceImage(target: $0, folder: folder) })
     }
 
     /// Parses the command line's `NAME=PATH:WIDTH_METRES` (e.g. `poster=poster.png:0.4`).
