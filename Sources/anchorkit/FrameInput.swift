@@ -21,6 +21,7 @@ struct FrameInput {
         var sequenceMarkers: [MarkerSet] = []
         var sequenceImages: [SequenceDescription.ImageTarget] = []
         var folder = FileManager.default.currentDirectoryPath
+        let source: FrameSource
         if exists && isDirectory.boolValue {
             let sequence = try RecordedSequence(folder: input)
             source = try sequence.openFrames()
@@ -35,7 +36,9 @@ struct FrameInput {
         } else {
             throw InputError(input, "no such file or folder")
         }
-        let first = try source.nextFrame()
+        // Decoding overlaps tracking (and the set-up below) from here on.
+        self.source = PrefetchingFrameSource(source)
+        let first = try self.source.nextFrame()
         firstFrame = first
         if let cameraPath {
             let size = first.map { ($0.image.width, $0.image.height) }

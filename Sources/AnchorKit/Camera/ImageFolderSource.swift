@@ -2,7 +2,7 @@ import Foundation
 
 /// Frames stored as numbered image files, named by a printf pattern with one integer
 /// conversion (e.g. `frames/%06d.png`), numbered from 0 without gaps.
-public final class ImageFolderSource: FrameSource {
+public final class ImageFolderSource: RandomAccessFrameSource {
     /// The pattern, resolved against the sequence folder.
     public let pattern: String
     public let framesPerSecond: Double
@@ -33,9 +33,14 @@ public final class ImageFolderSource: FrameSource {
     }
 
     public func nextFrame() throws -> Frame? {
-        guard next < expectedFrameCount! else { return nil }
-        let image = try Image(contentsOf: Self.path(pattern, next), channels: 3)
-        defer { next += 1 }
-        return Frame(index: next, time: Double(next) / framesPerSecond, image: image)
+        guard let frame = try frame(at: next) else { return nil }
+        next += 1
+        return frame
+    }
+
+    public func frame(at index: Int) throws -> Frame? {
+        guard index >= 0, index < expectedFrameCount! else { return nil }
+        let image = try Image(contentsOf: Self.path(pattern, index), channels: 3)
+        return Frame(index: index, time: Double(index) / framesPerSecond, image: image)
     }
 }
