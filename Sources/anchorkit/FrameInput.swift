@@ -12,6 +12,8 @@ struct FrameInput {
     let imageFolder: String
     /// The first frame, already decoded (it was needed to learn the frame size).
     let firstFrame: Frame?
+    /// The sequence's gravity file (resolved), if it names one.
+    let gravityPath: String?
 
     init(input: String, cameraPath: String?, markerArguments: [String], imageArguments: [String], fps: Double?) throws {
         let fm = FileManager.default
@@ -20,6 +22,7 @@ struct FrameInput {
         var sequenceCamera: CameraIntrinsics?
         var sequenceMarkers: [MarkerSet] = []
         var sequenceImages: [SequenceDescription.ImageTarget] = []
+        var gravity: String?
         var folder = FileManager.default.currentDirectoryPath
         let source: FrameSource
         if exists && isDirectory.boolValue {
@@ -29,6 +32,7 @@ struct FrameInput {
             sequenceMarkers = sequence.description.markers ?? []
             sequenceImages = sequence.description.images ?? []
             folder = sequence.folder
+            gravity = sequence.description.gravity.map(sequence.resolve)
         } else if input.contains("%") {
             source = try ImageFolderSource(pattern: input, framesPerSecond: fps ?? 30)
         } else if exists {
@@ -36,6 +40,7 @@ struct FrameInput {
         } else {
             throw InputError(input, "no such file or folder")
         }
+        gravityPath = gravity
         // Decoding overlaps tracking (and the set-up below) from here on.
         self.source = PrefetchingFrameSource(source)
         let first = try self.source.nextFrame()

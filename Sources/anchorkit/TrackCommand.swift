@@ -39,6 +39,15 @@ struct TrackCommand: ParsableCommand {
     @Option(help: "Temporal pose filter: kalman (default: weights each pose by its own uncertainty) or none (each frame's own estimate).")
     var filter = "kalman"
 
+    @Flag(help: "World tracking: the camera's pose in a fixed world for every frame (monocular visual odometry, or --poses), gravity-aligned when gravity is known; anchors stay put in that world.")
+    var world = false
+
+    @Option(help: "Per-frame gravity (gravity.jsonl) for --world (default: the sequence's).")
+    var gravity: String?
+
+    @Option(help: "Recorded camera poses (poses.jsonl: world_from_camera per frame) for --world; odometry is then skipped.")
+    var poses: String?
+
     @Option(name: .shortAndLong, help: "Where to write the anchor stream (.jsonl).")
     var output: String
 
@@ -49,8 +58,9 @@ struct TrackCommand: ParsableCommand {
         try reportingErrors {
             let started = Date()
             let input = try FrameInput(input: self.input, cameraPath: camera, markerArguments: markers, imageArguments: images, fps: fps)
-            guard !input.markers.isEmpty || !input.images.isEmpty || references != nil else {
-                throw ValidationError("nothing to track: give --markers DICTIONARY:SIZE, --image NAME=PATH:WIDTH, or a sequence.json with targets")
+            guard world || (gravity == nil && poses == nil) else { throw ValidationError("--gravity and --poses need --world") }
+            guard world || !input.markers.isEmpty || !input.images.isEmpty || references != nil else {
+                throw ValidationError("nothing to track: give --world, --markers DICTIONARY:SIZE, --image NAME=PATH:WIDTH, or a sequence.json with targets")
             }
             guard maxImages >= 1 else { throw ValidationError("--max-images must be at least 1") }
             let refinements: [String: MarkerDetectionParameters.CornerRefinement] = [
@@ -63,6 +73,11 @@ struct TrackCommand: ParsableCommand {
                 ?? (input.images.isEmpty ? nil : try ReferenceImageSet(targets: input.images, folder: input.imageFolder))
             var configuration = Configuration(camera: input.camera, markers: input.markers, referenceImages: referenceSet)
             configuration.imageTracking.maximumTracked = maxImages
+            if world {
+                configuration.worldTracking = try poses.map { .externalPoses(try PoseFile.read(contentsOf: $0)) }
+                    ?? .visualOdometry(VisualOdometry.Parameters())
+                configuration.gravity = try (gravity ?? input.gravityPath).map(GravityFile.read(contentsOf:))
+            }
             configuration.markerDetection.cornerRefinement = refinement
             switch filter {
             case "kalman": break

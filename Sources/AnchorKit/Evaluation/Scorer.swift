@@ -69,7 +69,8 @@ public struct Scorer {
             successThresholds: successThresholds, successRates: success, falsePositives: falsePositives,
             cornerError: Summary(cornerErrors), rotationErrorDegrees: Summary(rotationErrors),
             translationErrorCentimetres: Summary(translationErrors),
-            translationErrorPercent: Summary(relativeTranslationErrors), jitterRMS: jitterRMS)
+            translationErrorPercent: Summary(relativeTranslationErrors), jitterRMS: jitterRMS,
+            world: TrajectoryScorer().score(reported: reported, truth: truth))
     }
 
     /// Corner error: sqrt(mean over the 4 corners of the squared pixel distance); infinite
@@ -113,6 +114,8 @@ public struct Score: Codable, Sendable {
     public var translationErrorPercent: Summary?
     /// RMS frame-to-frame corner motion where the truth does not move, pixels.
     public var jitterRMS: Double?
+    /// Camera trajectory and world-anchor metrics, for streams with world tracking.
+    public var world: TrajectoryScore?
 
     /// The success rate at `threshold` pixels.
     public func successRate(at threshold: Double) -> Double? {
@@ -136,6 +139,7 @@ public struct Score: Codable, Sendable {
         row("translation error median (%)", f(translationErrorPercent?.median, 3))
         row("translation error p90 (%)", f(translationErrorPercent?.p90, 3))
         row("jitter RMS (px)", f(jitterRMS, 3))
+        for (name, value) in world?.rows ?? [] { row(name, value) }
         return lines.joined(separator: "\n")
     }
 }

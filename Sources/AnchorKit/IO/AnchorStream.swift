@@ -33,21 +33,6 @@ public enum AnchorStreamReader {
     /// All lines of a stream. Throws a one-line error naming the file and line for malformed
     /// JSON or schema violations.
     public static func read(contentsOf path: String) throws -> [FrameUpdate] {
-        guard let data = FileManager.default.contents(atPath: path) else {
-            throw InputError(path, FileManager.default.fileExists(atPath: path) ? "cannot be read" : "no such file")
-        }
-        let decoder = JSONDecoder()
-        var updates: [FrameUpdate] = []
-        for (n, line) in data.split(separator: 0x0A, omittingEmptySubsequences: false).enumerated() {
-            if line.allSatisfy({ $0 == 0x20 || $0 == 0x0D || $0 == 0x09 }) { continue }
-            do {
-                updates.append(try decoder.decode(FrameUpdate.self, from: Data(line)))
-            } catch let e as DecodingError {
-                throw InputError(path, "line \(n + 1): \(JSONProblem.describe(e))")
-            } catch {
-                throw InputError(path, "line \(n + 1): \(describe(error))")
-            }
-        }
-        return updates
+        try JSONLines.read(FrameUpdate.self, contentsOf: path)
     }
 }

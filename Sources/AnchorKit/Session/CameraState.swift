@@ -7,12 +7,16 @@ public struct CameraState: Equatable, Sendable {
     public var trackingState: TrackingState
     /// The intrinsics of the frame's image.
     public var intrinsics: CameraIntrinsics?
+    /// Whether world distances are metres (`.metric`) or in an unknown unit (`.arbitrary`:
+    /// monocular odometry before any target of known size was seen). Nil without world tracking.
+    public var scale: WorldScale?
 
     public init(transform: Transform = .identity, trackingState: TrackingState = .normal,
-                intrinsics: CameraIntrinsics? = nil) {
+                intrinsics: CameraIntrinsics? = nil, scale: WorldScale? = nil) {
         self.transform = transform
         self.trackingState = trackingState
         self.intrinsics = intrinsics
+        self.scale = scale
     }
 
     /// The view matrix, `camera_from_world` (ARCamera.viewMatrix for landscape-right), column-major.
@@ -21,4 +25,12 @@ public struct CameraState: Equatable, Sendable {
     /// The pose of a world-space transform relative to this camera:
     /// `camera_from_x = inverse(world_from_camera) * world_from_x`.
     public func cameraFrom(_ worldFromX: Transform) -> Transform { transform.inverse * worldFromX }
+}
+
+/// The unit of world distances (the anchor stream's optional `camera.scale`).
+public enum WorldScale: String, Codable, Sendable {
+    /// Metres: the world was scaled by a target of known size, or came with metric poses.
+    case metric
+    /// Some unknown unit, fixed for the whole stream (monocular odometry alone).
+    case arbitrary
 }

@@ -12,6 +12,21 @@ public struct Configuration: Sendable {
     public var referenceImages: ReferenceImageSet?
     /// How images are detected and followed.
     public var imageTracking = ImageTracker.Parameters()
+    /// How the camera is followed through the world (nil: no world tracking; the world is each
+    /// frame's own camera and `camera.transform` is the identity).
+    public var worldTracking: WorldTracking?
+    /// Gravity per frame index, in that frame's camera space (ARKit convention, m/s^2). With
+    /// odometry, the first frame's gravity aligns the world (+y up); without it the world is
+    /// the first camera's frame.
+    public var gravity: [Int: SIMD3<Double>]?
+
+    /// Where camera poses come from.
+    public enum WorldTracking: Sendable {
+        /// Monocular visual odometry on the frames.
+        case visualOdometry(VisualOdometry.Parameters)
+        /// Recorded `world_from_camera` per frame index (``PoseFile``); no odometry runs.
+        case externalPoses([Int: Transform])
+    }
 
     public init(camera: CameraIntrinsics, markers: [MarkerSet] = [], referenceImages: ReferenceImageSet? = nil) {
         self.camera = camera

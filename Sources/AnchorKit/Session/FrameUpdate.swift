@@ -39,7 +39,7 @@ public struct AnchorEvents: Equatable, Sendable {
 
 extension FrameUpdate: Codable {
     enum CodingKeys: String, CodingKey { case frame, time, camera, anchors }
-    enum CameraKeys: String, CodingKey { case transform, tracking, reason }
+    enum CameraKeys: String, CodingKey { case transform, tracking, reason, scale }
 
     public init(from decoder: Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
@@ -58,7 +58,8 @@ extension FrameUpdate: Codable {
             throw DecodingError.dataCorruptedError(forKey: .tracking, in: cam,
                 debugDescription: "tracking must be notAvailable, limited or normal, not \"\(tracking)\"")
         }
-        camera = CameraState(transform: transform, trackingState: state)
+        camera = CameraState(transform: transform, trackingState: state,
+                             scale: try cam.decodeIfPresent(WorldScale.self, forKey: .scale))
         anchors = try c.decode([Anchor].self, forKey: .anchors)
         events = AnchorEvents()
     }
@@ -71,6 +72,7 @@ extension FrameUpdate: Codable {
         try cam.encode(camera.transform.columnMajor, forKey: .transform)
         try cam.encode(camera.trackingState.name, forKey: .tracking)
         try cam.encodeIfPresent(camera.trackingState.reason, forKey: .reason)
+        try cam.encodeIfPresent(camera.scale, forKey: .scale)
         try c.encode(anchors, forKey: .anchors)
     }
 }

@@ -1,12 +1,19 @@
 /// Processes frames in order and maintains the anchors found in them (ARSession).
 ///
-/// World tracking is not part of this version: the world is each frame's own camera, so
-/// `camera.transform` is the identity and anchor transforms are `camera_from_anchor`
-/// (../shared/FORMATS.md, "Without world tracking").
+/// Without world tracking the world is each frame's own camera: `camera.transform` is the
+/// identity and anchor transforms are `camera_from_anchor` (../shared/FORMATS.md). With world
+/// tracking (``Configuration/worldTracking``) the camera moves through a fixed world, aligned
+/// to gravity when it is known, and anchors of markers and images stay where they were seen.
 public final class Session {
     /// The configuration the session runs.
     public let configuration: Configuration
     private let trackers: [AnchorTracker]
+    private let world: WorldTracker?
+    /// `alignedWorld_from_trackerWorld`, fixed at the first located frame (a rotation: gravity
+    /// alignment; the origin stays at the tracker's origin camera).
+    private var alignment: Transform?
+    private var scale: ScaleEstimator?
+    private var fusion = AnchorFusion()
     /// Known anchors in first-seen order.
     private var anchors: [Anchor] = []
     private var indexByIdentifier: [String: Int] = [:]
@@ -26,6 +33,13 @@ public final class Session {
             trackers.append(ImageTracker(references: images, camera: configuration.camera, parameters: configuration.imageTracking))
         }
         self.trackers = trackers
+        switch configuration.worldTracking {
+        case nil: world = nil
+        case .externalPoses(let poses): world = ExternalPoseTracker(poses: poses)
+        case .visualOdometry(let parameters):
+            world = VisualOdometry(camera: configuration.camera, parameters: parameters)
+            scale = ScaleEstimator()
+        }
     }
 
     /// Processes the next frame: finds targets, updates anchors, and reports the frame's
@@ -33,22 +47,27 @@ public final class Session {
     /// intrinsics.
     public func process(_ frame: Frame) throws -> FrameUpdate {
         try configuration.camera.checkMatches(width: frame.image.width, height: frame.image.height)
-        let camera = CameraState(transform: .identity, trackingState: .normal, intrinsics: configuration.camera)
+        var observations: [TargetObservation] = []
+        for tracker in trackers { observations += try tracker.observe(frame) }
+        let camera = try locate(frame, observations: observations)
+
         var events = AnchorEvents()
         var seen = Set<String>()
-        for tracker in trackers {
-            for o in try tracker.observe(frame) {
-                seen.insert(o.identifier)
-                let anchor = Anchor(identifier: o.identifier, kind: o.kind, name: o.name, isTracked: true,
-                                    transform: camera.transform * o.cameraFromAnchor, extent: o.extent, corners: o.corners)
-                if let i = indexByIdentifier[o.identifier] {
-                    anchors[i] = anchor
-                    events.updated.append(anchor)
-                } else {
-                    indexByIdentifier[o.identifier] = anchors.count
-                    anchors.append(anchor)
-                    events.added.append(anchor)
-                }
+        for o in observations {
+            seen.insert(o.identifier)
+            var worldFromAnchor = camera.transform * o.cameraFromAnchor
+            if world != nil, camera.trackingState == .normal, camera.scale == .metric {
+                worldFromAnchor = fusion.fuse(o.identifier, worldFromAnchor)
+            }
+            let anchor = Anchor(identifier: o.identifier, kind: o.kind, name: o.name, isTracked: true,
+                                transform: worldFromAnchor, extent: o.extent, corners: o.corners)
+            if let i = indexByIdentifier[o.identifier] {
+                anchors[i] = anchor
+                events.updated.append(anchor)
+            } else {
+                indexByIdentifier[o.identifier] = anchors.count
+                anchors.append(anchor)
+                events.added.append(anchor)
             }
         }
         for i in anchors.indices where !seen.contains(anchors[i].identifier) && anchors[i].isTracked {
@@ -57,6 +76,38 @@ public final class Session {
             events.updated.append(anchors[i])
         }
         return FrameUpdate(frame: frame.index, time: frame.time, camera: camera, anchors: anchors, events: events)
+    }
+
+    /// The camera of `frame` in the session's world: the world tracker's pose, aligned to
+    /// gravity, made metric by targets of known size.
+    private func locate(_ frame: Frame, observations: [TargetObservation]) throws -> CameraState {
+        let intrinsics = configuration.camera
+        guard let world else { return CameraState(transform: .identity, trackingState: .normal, intrinsics: intrinsics) }
+        var location = try world.locate(frame)
+        if scale != nil, location.scale == .arbitrary, let pose = location.worldFromCamera, location.trackingState == .normal,
+           let factor = scale!.add(observations, trackerWorldFromCamera: pose) {
+            world.rescale(by: factor)
+            location.worldFromCamera = Transform(rotation: pose.rotation, translation: pose.translation * factor)
+            location.scale = .metric
+        }
+        guard let pose = location.worldFromCamera else {
+            return CameraState(transform: .identity, trackingState: location.trackingState, intrinsics: intrinsics,
+                               scale: location.scale)
+        }
+        if alignment == nil {
+            // Odometry's world is the camera of its origin frame; that frame's gravity turns it
+            // upright. Recorded poses are used as they are.
+            if case .visualOdometry = configuration.worldTracking, let origin = world.originFrame {
+                alignment = configuration.gravity?[origin].map {
+                    Transform(rotation: GravityAlignment.worldFromCamera(gravity: $0), translation: .zero)
+                } ?? .identity
+            } else {
+                alignment = .identity
+            }
+        }
+        let aligned = alignment! * pose
+        return CameraState(transform: aligned, trackingState: location.trackingState, intrinsics: intrinsics,
+                           scale: location.scale)
     }
 
     /// Processes every remaining frame of `source`, yielding one update per frame.

@@ -1,0 +1,118 @@
+import Foundation
+
+/// Scores the camera trajectory and the world-locked anchors of a world-tracking stream against
+/// ground truth: the absolute trajectory error (ATE) of TUM-RGBD-style benchmarks, after a
+/// similarity alignment where the stream's scale is arbitrary and a rigid one where it is
+/// metric, and how far anchors of static targets wander in the world.
+public struct TrajectoryScorer {
+    public init() {}
+
+    /// Frames whose pose is an estimate: `normal`, or `limited` for excessive motion or few
+    /// features. Initialising and relocalising frames carry no new pose.
+    static func hasPose(_ camera: CameraState) -> Bool {
+        switch camera.trackingState {
+        case .normal: return true
+        case .limited(let reason): return reason == .excessiveMotion || reason == .insufficientFeatures
+        case .notAvailable: return false
+        }
+    }
+
+    /// The trajectory metrics of `reported` against `truth` (frames matched by index). Nil when
+    /// the stream has no world tracking (no line states a scale) or fewer than 3 posed frames.
+    public func score(reported: [FrameUpdate], truth: [FrameUpdate]) -> TrajectoryScore? {
+        guard reported.contains(where: { $0.camera.scale != nil }) else { return nil }
+        let truthByFrame = Dictionary(truth.map { ($0.frame, $0) }, uniquingKeysWith: { a, _ in a })
+        let ordered = reported.sorted { $0.frame < $1.frame }
+        // Metric frames are scored rigidly; if there are none, all posed frames with a similarity.
+        let posed = ordered.filter { Self.hasPose($0.camera) && truthByFrame[$0.frame] != nil }
+        let metric = posed.filter { $0.camera.scale == .metric }
+        let scored = metric.count >= 3 ? metric : posed
+        let withScale = metric.count < 3
+        guard scored.count >= 3 else { return nil }
+        let estimate = scored.map(\.camera.transform.translation)
+        let actual = scored.map { truthByFrame[$0.frame]!.camera.transform.translation }
+        guard let fit = SimilarityAlignment.fit(source: estimate, target: actual, withScale: withScale) else { return nil }
+        let errors = zip(estimate, actual).map { length(fit.apply(to: $0) - $1) }
+        let ate = (errors.map { $0 * $0 }.reduce(0, +) / Double(errors.count)).squareRoot()
+        let sortedTruth = truth.sorted { $0.frame < $1.frame }
+        let path = zip(sortedTruth, sortedTruth.dropFirst())
+            .map { length($1.camera.transform.translation - $0.camera.transform.translation) }.reduce(0, +)
+
+        // Tracking state over time.
+        let firstNormal = ordered.first { $0.camera.trackingState == .normal }
+        var losses = 0, regains = 0, wasNormal = false, everNormal = false
+        for line in ordered {
+            let normal = line.camera.trackingState == .normal
+            if wasNormal && !normal { losses += 1 }
+            if !wasNormal && normal && everNormal { regains += 1 }
+            everNormal = everNormal || normal
+            wasNormal = normal
+        }
+
+        // World-locked anchors: spread of each static target's reported position, metric frames.
+        var drift: [String: Double] = [:], anchorError: [String: Double] = [:]
+        var firstPosition: [String: SIMD3<Double>] = [:]
+        for line in metric {
+            for a in line.anchors where a.isTracked && a.kind != .plane {
+                let p = fit.apply(to: a.transform.translation)
+                if let first = firstPosition[a.identifier] {
+                    drift[a.identifier] = max(drift[a.identifier] ?? 0, length(p - first))
+                } else {
+                    firstPosition[a.identifier] = p
+                }
+                if let gt = truthByFrame[line.frame]?.anchor(a.identifier) {
+                    anchorError[a.identifier] = max(anchorError[a.identifier] ?? 0, length(p - gt.transform.translation))
+                }
+            }
+        }
+        return TrajectoryScore(
+            posedFrames: scored.count, frames: reported.count, alignment: withScale ? "similarity" : "rigid",
+            alignmentScale: fit.scale, absoluteTrajectoryErrorRMS: ate, pathLength: path,
+            absoluteTrajectoryErrorPercent: path > 0 ? 100 * ate / path : nil,
+            timeToNormal: firstNormal?.time, frameOfFirstNormal: firstNormal?.frame, losses: losses, regains: regains,
+            anchorDriftCentimetres: drift.mapValues { $0 * 100 }, anchorErrorCentimetres: anchorError.mapValues { $0 * 100 })
+    }
+}
+
+/// Trajectory and world-anchor metrics of one world-tracking stream.
+public struct TrajectoryScore: Codable, Sendable {
+    /// Frames whose pose was scored, of all frames in the stream.
+    public var posedFrames: Int
+    public var frames: Int
+    /// `similarity` (arbitrary scale: scale, rotation and translation fitted) or `rigid` (metric).
+    public var alignment: String
+    /// The fitted scale (1 for rigid).
+    public var alignmentScale: Double
+    /// RMS of camera-position error after the alignment, metres (ground-truth units).
+    public var absoluteTrajectoryErrorRMS: Double
+    /// Length of the true camera path, metres, and the ATE as a percentage of it.
+    public var pathLength: Double
+    public var absoluteTrajectoryErrorPercent: Double?
+    /// Seconds (stream time) and frame of the first `normal` tracking state.
+    public var timeToNormal: Double?
+    public var frameOfFirstNormal: Int?
+    /// Times tracking fell from `normal`, and came back to it.
+    public var losses: Int
+    public var regains: Int
+    /// Per static anchor, over metric frames: the largest distance of its reported world
+    /// position from the first one (drift), and from the truth after the alignment (error), cm.
+    public var anchorDriftCentimetres: [String: Double]
+    public var anchorErrorCentimetres: [String: Double]
+
+    /// Table rows, in the layout of ``Score/table``.
+    public var rows: [(String, String)] {
+        func f(_ x: Double?, _ digits: Int = 2) -> String { x.map { String(format: "%.\(digits)f", $0) } ?? "-" }
+        var rows = [
+            ("posed frames", "\(posedFrames) of \(frames)"),
+            ("trajectory alignment", alignment + (alignment == "similarity" ? " (scale \(f(alignmentScale, 4)))" : "")),
+            ("ATE RMS (m)", f(absoluteTrajectoryErrorRMS, 4)),
+            ("ATE (% of path)", f(absoluteTrajectoryErrorPercent, 3) + " (path \(f(pathLength, 2)) m)"),
+            ("time to normal (s)", f(timeToNormal, 2) + (frameOfFirstNormal.map { " (frame \($0))" } ?? "")),
+            ("tracking lost / regained", "\(losses) / \(regains)"),
+        ]
+        for id in anchorDriftCentimetres.keys.sorted() {
+            rows.append(("drift \(id) (cm)", f(anchorDriftCentimetres[id], 2) + " (error " + f(anchorErrorCentimetres[id], 2) + ")"))
+        }
+        return rows
+    }
+}

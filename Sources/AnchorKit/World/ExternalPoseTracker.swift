@@ -1,0 +1,26 @@
+/// Camera poses recorded by another system (``PoseFile``): no odometry is run. The poses are
+/// taken to be metric and already in the world the user wants (a phone's AR session exports
+/// gravity-aligned ones).
+public final class ExternalPoseTracker: WorldTracker {
+    private let poses: [Int: Transform]
+    private var last: Transform?
+
+    /// `poses`: `world_from_camera` by frame index.
+    public init(poses: [Int: Transform]) { self.poses = poses }
+
+    /// The recorded pose. A frame missing from the file is `notAvailable` (its transform is
+    /// the last known one, as ARKit keeps it).
+    public func locate(_ frame: Frame) throws -> CameraLocation {
+        guard let pose = poses[frame.index] else {
+            return CameraLocation(worldFromCamera: last, trackingState: .notAvailable, scale: .metric)
+        }
+        last = pose
+        return CameraLocation(worldFromCamera: pose, trackingState: .normal, scale: .metric)
+    }
+
+    /// Recorded poses are metric already.
+    public func rescale(by factor: Double) {}
+
+    /// The recorded world is not a camera's.
+    public var originFrame: Int? { nil }
+}

@@ -1,0 +1,86 @@
+import Foundation
+import Testing
+
+@testable import AnchorKit
+
+/// World tracking's conventions and plumbing, each on a known case: trajectory alignment,
+/// gravity alignment, pose files, and a session fed with recorded poses.
+@Suite("World tracking") struct WorldTrackingTests {
+    @Test func similarityAlignmentRecoversAKnownTransform() throws {
+        var rng = SplitMix64(seed: 7)
+        let source = (0..<20).map { _ in SIMD3(rng.nextUnit(), rng.nextUnit(), rng.nextUnit()) * 4 - 2 }
+        let r = Matrix3.rotation(angle: 1.1, axis: normalize(SIMD3(0.3, -0.8, 0.5)))
+        let t = SIMD3(0.4, -1.2, 2.5)
+        let target = source.map { 2.5 * (r * $0) + t }
+        let fit = try #require(SimilarityAlignment.fit(source: source, target: target, withScale: true))
+        #expect(abs(fit.scale - 2.5) < 1e-9)
+        #expect((fit.rotation.transposed * r).rotationAngle < 1e-9)
+        #expect(isNear(fit.translation, t, 1e-9))
+        // Rigid: the scale stays 1 and the rotation is still found (from unscaled points).
+        let rigid = try #require(SimilarityAlignment.fit(source: source, target: source.map { r * $0 + t }, withScale: false))
+        #expect(rigid.scale == 1 && (rigid.rotation.transposed * r).rotationAngle < 1e-9)
+        #expect(SimilarityAlignment.fit(source: Array(source.prefix(2)), target: Array(target.prefix(2)), withScale: true) == nil)
+    }
+
+    @Test func quaternionConventionIsScalarLast() {
+        // 90° about +z: x -> y.
+        let q = SIMD4(0, 0, sin(Double.pi / 4), cos(Double.pi / 4))
+        #expect(isNear(Matrix3(quaternion: q) * SIMD3(1, 0, 0), SIMD3(0, 1, 0), 1e-12))
+    }
+
+    @Test func gravityAlignmentMakesYUpAndKeepsHeading() {
+        // A camera pitched 30° down (ARKit convention): gravity in its frame has a -z part.
+        let pitch = -30.0 * Double.pi / 180
+        let worldFromCamera = Matrix3.rotation(angle: pitch, axis: SIMD3(1, 0, 0))
+        let gravity = worldFromCamera.transposed * SIMD3(0, -9.81, 0)
+        let aligned = GravityAlignment.worldFromCamera(gravity: gravity)
+        #expect((aligned.transposed * worldFromCamera).rotationAngle < 1e-12)
+        // Up in the camera maps to world +y; the viewing direction keeps no sideways part.
+        #expect(isNear(aligned * (-gravity / 9.81), SIMD3(0, 1, 0), 1e-12))
+        let forward = aligned * SIMD3(0, 0, -1)
+        #expect(abs(forward.x) < 1e-12 && forward.z < 0)
+    }
+
+    @Test func poseFileReadsBothLayoutsAndRejectsBadLines() throws {
+        let folder = TemporaryFolder()
+        let pose = Transform(rotation: .rotation(angle: 0.3, axis: SIMD3(0, 1, 0)), translation: SIMD3(1, 2, 3))
+        let numbers = pose.columnMajor.map { "\($0)" }.joined(separator: ",")
+        let good = try folder.write("poses.jsonl", """
+            {"frame": 0, "transform": [\(numbers)]}
+            {"frame": 1, "camera": {"transform": [\(numbers)], "tracking": "normal"}, "anchors": []}
+            """)
+        let poses = try PoseFile.read(contentsOf: good)
+        #expect(poses.count == 2 && poses[1]!.isClose(to: pose))
+        let cases: [(String, String)] = [
+            ("{\"frame\": 0, \"transform\": [1, 2]}", "line 1"),
+            ("{\"frame\": 0, \"transform\": [\(numbers)]}\n{\"frame\": 0, \"transform\": [\(numbers)]}", "frame 0 repeated"),
+            ("{\"frame\": 0, \"transform\": [\(numbers.replacingOccurrences(of: "1.0,", with: "NaN,"))]}", "line 1"),
+            ("{\"frame\": 0", "line 1"),
+            ("", "no poses"),
+        ]
+        for (text, fragment) in cases {
+            let path = try folder.write("bad.jsonl", text)
+            expectOneLineError(containing: [path, fragment]) { _ = try PoseFile.read(contentsOf: path) }
+        }
+        let gravity = try folder.write("gravity.jsonl", "{\"frame\": 0, \"gravity\": [0, 0, 0]}")
+        expectOneLineError(containing: [gravity, "zero vector"]) { _ = try GravityFile.read(contentsOf: gravity) }
+    }
+
+    /// Recorded poses (here the ground truth's) put the camera in the world; the poster's anchor
+    /// then stays put while the camera approaches it from 3 m to 0.4 m.
+    @Test func recordedPosesGiveAWorldWhereAnchorsStayPut() throws {
+        let sequence = try RecordedSequence(folder: Paths.dataset("images-approach"))
+        let truth = try #require(try sequence.groundTruth())
+        var configuration = try Configuration(sequence: sequence)
+        configuration.worldTracking = .externalPoses(try PoseFile.read(contentsOf: sequence.resolve("groundtruth.jsonl")))
+        let session = try Session(configuration: configuration)
+        let frames = try sequence.openFrames()
+        var updates: [FrameUpdate] = []
+        while let frame = try frames.nextFrame() { updates.append(try session.process(frame)) }
+        #expect(updates.allSatisfy { $0.camera.scale == .metric && $0.camera.trackingState == .normal })
+        let world = try #require(TrajectoryScorer().score(reported: updates, truth: truth))
+        #expect(world.alignment == "rigid" && world.absoluteTrajectoryErrorRMS < 1e-9)
+        let drift = try #require(world.anchorDriftCentimetres["image/graffiti"])
+        #expect(drift < 1.0, "the poster's anchor wandered \(drift) cm")
+    }
+}
