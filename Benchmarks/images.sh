@@ -12,28 +12,8 @@
 #
 # Environment: RUNS (timing repetitions, default 3; the median is reported),
 #              SCALING=0 (skip table 2), SKIP_BUILD=1 (use the existing .build-bench binary).
-set -euo pipefail
-
-ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-cd "$ROOT"
-RUNS="${RUNS:-3}"
-SCRATCH=.build-bench
-ANCHORKIT="$ROOT/$SCRATCH/release/anchorkit"
-GEN="$ROOT/Generated"
-WORK="$GEN/bench-images"
-mkdir -p "$WORK"
-
-say() { printf '== %s\n' "$*" >&2; }
-
-command -v /usr/bin/time >/dev/null || { say "installing GNU time"; apt-get install -y time >/dev/null; }
-command -v python3 >/dev/null || { echo "images.sh: python3 is required" >&2; exit 1; }
-
-if [[ "${SKIP_BUILD:-0}" != 1 ]]; then
-    say "building anchorkit (release, --scratch-path $SCRATCH)"
-    swift build -c release --scratch-path "$ROOT/$SCRATCH" >"$WORK/build.log" 2>&1 \
-        || { tail -30 "$WORK/build.log" >&2; exit 1; }
-fi
-[[ -x "$ANCHORKIT" ]] || { echo "images.sh: $ANCHORKIT missing" >&2; exit 1; }
+NAME=images
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 # --- sequences (rendered deterministically; reused when present) ----------------------
 render() {  # render FOLDER SCENE [synth options...]
@@ -51,22 +31,10 @@ if [[ "${SCALING:-1}" != 0 ]]; then
     for n in "${SCALE_SIZES[@]}"; do render "images-multi-$n" images-multi --distractors "$n" --storage video; done
 fi
 
-# job LABEL TOOL SEQUENCE-FOLDER TABLE CMD...: one timed configuration; its stream goes to
-# $WORK/LABEL.jsonl and its summary line to $WORK/LABEL.log.
-JOBS=()
-declare -A JOBCMD
-ROWS=()
-job() {
-    local label="$1" tool="$2" seq="$3" table="$4"; shift 4
-    JOBS+=("$label")
-    JOBCMD[$label]="$(printf '%q ' "$@")"
-    ROWS+=("$label|$tool|$seq|$table")
-    : >"$WORK/$label.time"
-}
 track_job() {  # track_job LABEL-SUFFIX SEQUENCE-FOLDER TABLE [naive]
     local suffix="$1" seq="$2" table="$3" naive="${4:-}"
-    job "ours-$suffix" anchorkit "$seq" "$table" "$ANCHORKIT" track "$seq" -o "$WORK/ours-$suffix.jsonl" --quiet
-    [[ -n "$naive" ]] && job "naive-$suffix" "anchorkit detect-every-frame" "$seq" "$table" \
+    job "ours-$suffix" "anchorkit|$seq|$table" "$ANCHORKIT" track "$seq" -o "$WORK/ours-$suffix.jsonl" --quiet
+    [[ -n "$naive" ]] && job "naive-$suffix" "anchorkit detect-every-frame|$seq|$table" \
         "$ANCHORKIT" track "$seq" --mode detect-every-frame -o "$WORK/naive-$suffix.jsonl" --quiet
     return 0
 }
@@ -81,17 +49,7 @@ if [[ "${SCALING:-1}" != 0 ]]; then
     done
 fi
 
-# Round-robin, so that load from elsewhere hits every configuration alike.
-LOAD_BEFORE="$(cut -d' ' -f1-3 /proc/loadavg)"
-for ((r = 1; r <= RUNS; r++)); do
-    for label in "${JOBS[@]}"; do
-        say "round $r/$RUNS: $label"
-        eval "/usr/bin/time -a -o \"\$WORK/\$label.time\" -f '%e %M %U %S' ${JOBCMD[$label]}" \
-            >"$WORK/$label.log" 2>&1 || { cat "$WORK/$label.log" >&2; exit 1; }
-        grep '^track:' "$WORK/$label.log" >>"$WORK/$label.summary" || true
-    done
-done
-LOAD_AFTER="$(cut -d' ' -f1-3 /proc/loadavg)"
+run_jobs
 
 say "scoring"
 TABLE_IN="$WORK/rows.tsv"
@@ -102,8 +60,7 @@ for row in "${ROWS[@]}"; do
     printf '%s\t%s\t%s\t%s\t%s\n' "$label" "$tool" "$seq" "$table" "$WORK/$label" >>"$TABLE_IN"
 done
 
-REV="$(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null || echo '?')"
-[[ -z "$(git -C "$ROOT" status --porcelain -- Sources CShims Package.swift 2>/dev/null)" ]] || REV="$REV+uncommitted changes"
+REV="$(revision)"
 python3 - "$TABLE_IN" "$RUNS" "$REV" "$LOAD_BEFORE" "$LOAD_AFTER" "$(nproc)" "$ROOT" <<'EOF'
 import json, os, re, statistics, sys
 rows = [l.rstrip("\n").split("\t") for l in open(sys.argv[1]) if l.strip()]

@@ -8,36 +8,17 @@
 # Environment: RUNS (timing repetitions, default 3; the median is reported),
 #              PIN_CPU (the CPU single-core rows are pinned to, default 0),
 #              SKIP_BUILD=1 (use the existing .build-bench binary as it is).
-set -euo pipefail
-
-ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-cd "$ROOT"
-RUNS="${RUNS:-3}"
+NAME=markers
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 PIN_CPU="${PIN_CPU:-0}"
-SCRATCH=.build-bench
-ANCHORKIT="$ROOT/$SCRATCH/release/anchorkit"
 BIN="$ROOT/Benchmarks/bin"
-GEN="$ROOT/Generated"
-WORK="$GEN/bench-markers"          # streams and timing logs of this run
-mkdir -p "$BIN" "$WORK"
+mkdir -p "$BIN"
 
-say() { printf '== %s\n' "$*" >&2; }
-
-# --- tools --------------------------------------------------------------------------
-command -v /usr/bin/time >/dev/null || { say "installing GNU time"; apt-get install -y time >/dev/null; }
 for tool in python3 g++ pkg-config taskset; do
     command -v "$tool" >/dev/null || { echo "markers.sh: $tool is required" >&2; exit 1; }
 done
 
 # --- (a) build anchorkit (release) ---------------------------------------------------
-if [[ "${SKIP_BUILD:-0}" != 1 ]]; then
-    say "building anchorkit (release, --scratch-path $SCRATCH)"
-    swift build -c release --scratch-path "$ROOT/$SCRATCH" >"$WORK/build.log" 2>&1 \
-        || { tail -30 "$WORK/build.log" >&2; exit 1; }
-fi
-[[ -x "$ANCHORKIT" ]] || { echo "markers.sh: $ANCHORKIT missing" >&2; exit 1; }
-
-# --- (b) build the AprilTag 3 peer ---------------------------------------------------
 if pkg-config --exists apriltag; then
     AT_CFLAGS="$(pkg-config --cflags apriltag)"; AT_LIBS="$(pkg-config --libs apriltag)"
 else
@@ -91,25 +72,13 @@ EOF
 
 # job LABEL TOOL SEQUENCE THREADS CMD...: register one timed configuration.
 # Every job writes its stream to $WORK/LABEL.jsonl.
-JOBS=()                 # labels, in table order
-declare -A JOBCMD       # label -> shell-quoted command
-ROWS=()                 # "label|tool|sequence|threads"
-job() {
-    local label="$1" tool="$2" seq="$3" threads="$4"; shift 4
-    JOBS+=("$label")
-    JOBCMD[$label]="$(printf '%q ' "$@")"
-    ROWS+=("$label|$tool|$seq|$threads")
-    : >"$WORK/$label.time"
-}
-
-# --- (d) run and time ----------------------------------------------------------------
 for s in "${SEQUENCES[@]}"; do
     seqdir="$GEN/$s"
-    job "ours-$s" anchorkit "$s" "all ($(nproc) cores)" \
+    job "ours-$s" "anchorkit|$s|all ($(nproc) cores)" \
         "$ANCHORKIT" track "$seqdir" -o "$WORK/ours-$s.jsonl" --quiet
     # The naive per-frame baseline in the same binary (OpenCV's sub-pixel corners, the
     # lower-error IPPE solution, nothing carried between frames).
-    job "naive-$s" "anchorkit detect-every-frame" "$s" "all ($(nproc) cores)" \
+    job "naive-$s" "anchorkit detect-every-frame|$s|all ($(nproc) cores)" \
         "$ANCHORKIT" track "$seqdir" --mode detect-every-frame -o "$WORK/naive-$s.jsonl" --quiet
 
     mapfile -t PEER < <(peer_args "$seqdir")
@@ -118,27 +87,18 @@ for s in "${SEQUENCES[@]}"; do
     # Single-core comparison: OpenCV's parallel_for_ (TBB) would use both cores, and
     # the tracker has no thread setting, so it is pinned to one CPU; the peer runs
     # nthreads=1 and is pinned the same way.
-    job "ours1-$s" anchorkit "$s" "1 (pinned)" \
+    job "ours1-$s" "anchorkit|$s|1 (pinned)" \
         taskset -c "$PIN_CPU" "$ANCHORKIT" track "$seqdir" -o "$WORK/ours1-$s.jsonl" --quiet
     for dec in 1 2; do
-        job "peer-d$dec-$s" "apriltag3 decimate $dec" "$s" "1 (pinned)" \
+        job "peer-d$dec-$s" "apriltag3 decimate $dec|$s|1 (pinned)" \
             taskset -c "$PIN_CPU" "$BIN/apriltag_peer" "${PEER[@]}" \
             --decimate "$dec" --threads 1 -o "$WORK/peer-d$dec-$s.jsonl"
     done
 done
 
-# Round-robin: each round runs every job once, so a burst of load from elsewhere
-# hits all tools alike instead of one tool's three runs. GNU time measures the whole
-# process: wall s, peak RSS KB, user s, sys s.
-LOAD_BEFORE="$(cut -d' ' -f1-3 /proc/loadavg)"
-for ((r = 1; r <= RUNS; r++)); do
-    for label in "${JOBS[@]}"; do
-        say "round $r/$RUNS: $label"
-        eval "/usr/bin/time -a -o \"\$WORK/\$label.time\" -f '%e %M %U %S' ${JOBCMD[$label]}" \
-            >"$WORK/$label.log" 2>&1 || { cat "$WORK/$label.log" >&2; exit 1; }
-    done
-done
-LOAD_AFTER="$(cut -d' ' -f1-3 /proc/loadavg)"
+# Round-robin (lib.sh): a burst of load from elsewhere hits all tools alike. GNU time
+# measures the whole process: wall s, peak RSS KB, user s, sys s.
+run_jobs
 
 # --- score and print -----------------------------------------------------------------
 say "scoring"
@@ -151,8 +111,7 @@ for row in "${ROWS[@]}"; do
         "$WORK/$label.time" "$WORK/$label.score.json" >>"$TABLE_IN"
 done
 
-REV="$(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null || echo '?')"
-[[ -z "$(git -C "$ROOT" status --porcelain -- Sources CShims Package.swift 2>/dev/null)" ]] || REV="$REV+uncommitted changes"
+REV="$(revision)"
 python3 - "$TABLE_IN" "$RUNS" "$REV" "$LOAD_BEFORE" "$LOAD_AFTER" "$(nproc)" <<'EOF'
 import json, statistics, sys
 rows = [l.rstrip("\n").split("\t") for l in open(sys.argv[1]) if l.strip()]

@@ -99,7 +99,8 @@ struct TrackCommand: ParsableCommand {
             let startUp = Date().timeIntervalSince(started)
             let writer = try AnchorStreamWriter(path: output)
             let progress = ProgressLine("track", quiet: quiet)
-            var frames = 0, observations = 0, anchors = 0
+            var frames = 0, observations = 0, anchors = 0, normal = 0
+            var scale: WorldScale?
             var next = input.firstFrame
             while let frame = next {
                 let update = try session.process(frame)
@@ -107,6 +108,8 @@ struct TrackCommand: ParsableCommand {
                 frames += 1
                 anchors = update.anchors.count
                 observations += update.anchors.filter(\.isTracked).count
+                if update.camera.trackingState == .normal { normal += 1 }
+                scale = update.camera.scale
                 progress.update(done: frames, total: input.source.expectedFrameCount)
                 next = try input.source.nextFrame()
             }
@@ -114,7 +117,8 @@ struct TrackCommand: ParsableCommand {
             try writer.finish()
             progress.finish()
             let rate = Double(frames) / max(progress.elapsed, 1e-9)
-            print("track: \(frames) frames, \(anchors) anchors, \(observations) tracked observations, "
+            let camera = world ? "camera normal in \(normal) frames (scale \(scale?.rawValue ?? "-")), " : ""
+            print("track: \(frames) frames, \(camera)\(anchors) anchors, \(observations) tracked observations, "
                   + String(format: "%.1f frames/s (start-up %.2f s)", rate, startUp) + " -> \(output)")
         }
     }

@@ -7,8 +7,9 @@ import Foundation
 public struct TrajectoryScorer {
     public init() {}
 
-    /// Frames whose pose is an estimate: `normal`, or `limited` for excessive motion or few
-    /// features. Initialising and relocalising frames carry no new pose.
+    /// Frames whose pose is an estimate (once tracking was first `normal`): `normal`, or
+    /// `limited` for excessive motion or few features. Initialising and relocalising frames
+    /// carry no new pose.
     static func hasPose(_ camera: CameraState) -> Bool {
         switch camera.trackingState {
         case .normal: return true
@@ -24,16 +25,24 @@ public struct TrajectoryScorer {
         let truthByFrame = Dictionary(truth.map { ($0.frame, $0) }, uniquingKeysWith: { a, _ in a })
         let ordered = reported.sorted { $0.frame < $1.frame }
         // Metric frames are scored rigidly; if there are none, all posed frames with a similarity.
-        let posed = ordered.filter { Self.hasPose($0.camera) && truthByFrame[$0.frame] != nil }
+        // Before the first `normal` frame there is no map, whatever the reason given.
+        let start = ordered.firstIndex { $0.camera.trackingState == .normal } ?? ordered.endIndex
+        let posed = ordered[start...].filter { Self.hasPose($0.camera) && truthByFrame[$0.frame] != nil }
         let metric = posed.filter { $0.camera.scale == .metric }
-        let scored = metric.count >= 3 ? metric : posed
-        let withScale = metric.count < 3
-        guard scored.count >= 3 else { return nil }
-        let estimate = scored.map(\.camera.transform.translation)
-        let actual = scored.map { truthByFrame[$0.frame]!.camera.transform.translation }
-        guard let fit = SimilarityAlignment.fit(source: estimate, target: actual, withScale: withScale) else { return nil }
-        let errors = zip(estimate, actual).map { length(fit.apply(to: $0) - $1) }
-        let ate = (errors.map { $0 * $0 }.reduce(0, +) / Double(errors.count)).squareRoot()
+        let arbitrary = posed.filter { $0.camera.scale != .metric }
+        // Frames before the world became metric are in another unit: scored on their own.
+        func ate(_ lines: [FrameUpdate], withScale: Bool) -> (rms: Double, fit: SimilarityAlignment)? {
+            let estimate = lines.map(\.camera.transform.translation)
+            let actual = lines.map { truthByFrame[$0.frame]!.camera.transform.translation }
+            guard let fit = SimilarityAlignment.fit(source: estimate, target: actual, withScale: withScale) else { return nil }
+            let squares = zip(estimate, actual).map { dot(fit.apply(to: $0) - $1, fit.apply(to: $0) - $1) }
+            return ((squares.reduce(0, +) / Double(squares.count)).squareRoot(), fit)
+        }
+        let main = metric.count >= 3 ? ate(metric, withScale: false) : ate(arbitrary, withScale: true)
+        guard let (rms, fit) = main else { return nil }
+        let before = metric.count >= 3 && arbitrary.count >= 3 ? ate(arbitrary, withScale: true)?.rms : nil
+        // How far the metric unit is from metres: the scale a similarity would still apply.
+        let scaleError = metric.count >= 3 ? ate(metric, withScale: true).map { 100 * ($0.fit.scale - 1) } : nil
         let sortedTruth = truth.sorted { $0.frame < $1.frame }
         let path = zip(sortedTruth, sortedTruth.dropFirst())
             .map { length($1.camera.transform.translation - $0.camera.transform.translation) }.reduce(0, +)
@@ -66,9 +75,11 @@ public struct TrajectoryScorer {
             }
         }
         return TrajectoryScore(
-            posedFrames: scored.count, frames: reported.count, alignment: withScale ? "similarity" : "rigid",
-            alignmentScale: fit.scale, absoluteTrajectoryErrorRMS: ate, pathLength: path,
-            absoluteTrajectoryErrorPercent: path > 0 ? 100 * ate / path : nil,
+            posedFrames: metric.count >= 3 ? metric.count : arbitrary.count, frames: reported.count,
+            alignment: metric.count >= 3 ? "rigid" : "similarity", alignmentScale: fit.scale,
+            absoluteTrajectoryErrorRMS: rms, pathLength: path, absoluteTrajectoryErrorPercent: path > 0 ? 100 * rms / path : nil,
+            arbitraryScaleFrames: metric.count >= 3 ? arbitrary.count : 0, arbitraryScaleErrorRMS: before,
+            metricScaleErrorPercent: scaleError,
             timeToNormal: firstNormal?.time, frameOfFirstNormal: firstNormal?.frame, losses: losses, regains: regains,
             anchorDriftCentimetres: drift.mapValues { $0 * 100 }, anchorErrorCentimetres: anchorError.mapValues { $0 * 100 })
     }
@@ -76,7 +87,7 @@ public struct TrajectoryScorer {
 
 /// Trajectory and world-anchor metrics of one world-tracking stream.
 public struct TrajectoryScore: Codable, Sendable {
-    /// Frames whose pose was scored, of all frames in the stream.
+    /// Frames whose pose was scored (the metric ones when there are any), of all frames.
     public var posedFrames: Int
     public var frames: Int
     /// `similarity` (arbitrary scale: scale, rotation and translation fitted) or `rigid` (metric).
@@ -88,6 +99,13 @@ public struct TrajectoryScore: Codable, Sendable {
     /// Length of the true camera path, metres, and the ATE as a percentage of it.
     public var pathLength: Double
     public var absoluteTrajectoryErrorPercent: Double?
+    /// Where the world became metric during the stream: the frames before, in their own unit, and
+    /// their ATE after a similarity alignment of their own (ground-truth metres).
+    public var arbitraryScaleFrames: Int
+    public var arbitraryScaleErrorRMS: Double?
+    /// For metric streams: how far the world's unit is from a metre, percent (the scale of a
+    /// similarity alignment of the metric frames, minus 1).
+    public var metricScaleErrorPercent: Double?
     /// Seconds (stream time) and frame of the first `normal` tracking state.
     public var timeToNormal: Double?
     public var frameOfFirstNormal: Int?
@@ -107,6 +125,8 @@ public struct TrajectoryScore: Codable, Sendable {
             ("trajectory alignment", alignment + (alignment == "similarity" ? " (scale \(f(alignmentScale, 4)))" : "")),
             ("ATE RMS (m)", f(absoluteTrajectoryErrorRMS, 4)),
             ("ATE (% of path)", f(absoluteTrajectoryErrorPercent, 3) + " (path \(f(pathLength, 2)) m)"),
+            ("frames before metric, ATE (m)", "\(arbitraryScaleFrames), " + f(arbitraryScaleErrorRMS, 4)),
+            ("metric scale error (%)", f(metricScaleErrorPercent, 2)),
             ("time to normal (s)", f(timeToNormal, 2) + (frameOfFirstNormal.map { " (frame \($0))" } ?? "")),
             ("tracking lost / regained", "\(losses) / \(regains)"),
         ]

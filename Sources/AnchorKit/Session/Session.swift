@@ -83,9 +83,9 @@ public final class Session {
     private func locate(_ frame: Frame, observations: [TargetObservation]) throws -> CameraState {
         let intrinsics = configuration.camera
         guard let world else { return CameraState(transform: .identity, trackingState: .normal, intrinsics: intrinsics) }
-        var location = try world.locate(frame)
+        var location = try world.locate(frame, landmarks: landmarks(observations))
         if scale != nil, location.scale == .arbitrary, let pose = location.worldFromCamera, location.trackingState == .normal,
-           let factor = scale!.add(observations, trackerWorldFromCamera: pose) {
+           let factor = scale!.add(observations, points: world.trackedPoints, camera: configuration.camera) {
             world.rescale(by: factor)
             location.worldFromCamera = Transform(rotation: pose.rotation, translation: pose.translation * factor)
             location.scale = .metric
@@ -108,6 +108,22 @@ public final class Session {
         let aligned = alignment! * pose
         return CameraState(transform: aligned, trackingState: location.trackingState, intrinsics: intrinsics,
                            scale: location.scale)
+    }
+
+    /// Corners of world-locked anchors seen in this frame, in the world tracker's own world
+    /// (before the gravity alignment): only anchors fused from several metric observations.
+    private func landmarks(_ observations: [TargetObservation]) -> [Landmark] {
+        guard let alignment, scale == nil || scale!.isMetric else { return [] }
+        let trackerFromWorld = alignment.inverse
+        var out: [Landmark] = []
+        for o in observations {
+            guard let corners = o.corners, let fused = fusion.settled(o.identifier) else { continue }
+            let model = TargetConvention.corners(width: o.extent.x, height: o.extent.y)
+            for (p, pixel) in zip(model, corners) {
+                out.append(Landmark(position: trackerFromWorld.apply(to: fused.apply(to: p)), pixel: pixel))
+            }
+        }
+        return out
     }
 
     /// Processes every remaining frame of `source`, yielding one update per frame.

@@ -10,6 +10,16 @@ struct AnchorFusion {
     var memory = 60
     private var fused: [String: (pose: Transform, count: Int)] = [:]
 
+    /// Observations before a fused pose is trusted as a landmark.
+    var settledCount = 10
+
+    /// The fused `world_from_anchor` of an anchor seen at least ``settledCount`` times in a row
+    /// without moving, or nil.
+    func settled(_ identifier: String) -> Transform? {
+        guard let (pose, count) = fused[identifier], count >= settledCount else { return nil }
+        return pose
+    }
+
     /// The fused `world_from_anchor` after adding `worldFromAnchor`.
     mutating func fuse(_ identifier: String, _ worldFromAnchor: Transform) -> Transform {
         guard let (current, count) = fused[identifier],

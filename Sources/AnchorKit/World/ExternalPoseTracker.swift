@@ -8,9 +8,9 @@ public final class ExternalPoseTracker: WorldTracker {
     /// `poses`: `world_from_camera` by frame index.
     public init(poses: [Int: Transform]) { self.poses = poses }
 
-    /// The recorded pose. A frame missing from the file is `notAvailable` (its transform is
-    /// the last known one, as ARKit keeps it).
-    public func locate(_ frame: Frame) throws -> CameraLocation {
+    /// The recorded pose (landmarks are not needed). A frame missing from the file is
+    /// `notAvailable` (its transform is the last known one, as ARKit keeps it).
+    public func locate(_ frame: Frame, landmarks: [Landmark]) throws -> CameraLocation {
         guard let pose = poses[frame.index] else {
             return CameraLocation(worldFromCamera: last, trackingState: .notAvailable, scale: .metric)
         }
@@ -20,6 +20,9 @@ public final class ExternalPoseTracker: WorldTracker {
 
     /// Recorded poses are metric already.
     public func rescale(by factor: Double) {}
+
+    /// No map.
+    public var trackedPoints: [TrackedPoint] { [] }
 
     /// The recorded world is not a camera's.
     public var originFrame: Int? { nil }

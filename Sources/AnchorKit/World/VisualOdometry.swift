@@ -1,3 +1,4 @@
+import AnchorKitCV
 import Foundation
 
 /// Monocular visual odometry: the camera's pose in a fixed world, frame by frame, from the
@@ -37,14 +38,17 @@ public final class VisualOdometry: WorldTracker {
         public var localWindow = 7
         /// Median frame-to-frame flow (px) above which motion is reported as excessive.
         public var excessiveFlow = 60.0
+        /// How many map points one landmark (an anchor corner of known position) counts as.
+        public var landmarkWeight = 4
         public init() {}
     }
 
     private struct Track {
         var position: SIMD2<Float>
+        /// The map point this track is the image of.
         var point: Int?
-        /// Where the track was in the keyframe it started in (for triangulation).
-        var origin: (keyframe: Int, position: SIMD2<Float>)?
+        /// Where the track was in the keyframe (or initialisation reference) it started in.
+        var origin: (keyframe: Int, position: SIMD2<Float>)
     }
 
     private struct Keyframe {
@@ -59,49 +63,82 @@ public final class VisualOdometry: WorldTracker {
     private var tracks: [Track] = []
     private var points: [SIMD3<Double>] = []            // world, OpenCV axes
     private var keyframes: [Keyframe] = []
-    /// Map-point descriptors for relocalisation: ORB of keyframes, by map point.
-    private var descriptors: [(point: Int, descriptor: [UInt8])] = []
-    private var relocaliser: (features: FeatureSet, points: [Int])?
-    private var reference: (frame: Int, positions: [SIMD2<Float>])?
+    /// ORB descriptors of map points seen in keyframes, for relocalisation.
+    private var mapKeypoints: [ak_keypoint] = [], mapDescriptors: [UInt8] = [], mapDescribed: [Int] = []
+    private var relocaliser: FeatureSet?
+    /// The initialisation's reference frame (tracks' origins point at keyframe -1 until then).
+    private var reference: Int?
     private var pose: Transform?                        // last opencvCamera_from_world
-    private var velocity = Transform.identity           // last frame-to-frame motion
-    private var framesSinceKeyframe = 0
+    private var velocity = Transform.identity           // last frame-to-frame motion (cv)
     private var metric = false
+    private var lost = false
     public private(set) var originFrame: Int?
+
+    private var poseSolver = PointPoseSolver()
+    private var triangulator = Triangulator()
+    private var adjuster = BundleAdjuster()
 
     public init(camera: CameraIntrinsics, parameters: Parameters = Parameters()) {
         self.camera = camera
         self.parameters = parameters
+        poseSolver.reprojectionThreshold = parameters.reprojectionThreshold
+        triangulator.maxReprojectionError = parameters.reprojectionThreshold
+        adjuster.inlierThreshold = parameters.reprojectionThreshold
     }
 
-    public func locate(_ frame: Frame) throws -> CameraLocation {
+    public func locate(_ frame: Frame, landmarks: [Landmark]) throws -> CameraLocation {
         let gray = try frame.image.converted(toChannels: 1)
         let pyramid = try FlowPyramid(image: gray)
         defer { previous = pyramid }
         let flow = try follow(into: pyramid)
 
-        var state: TrackingState
+        let state: TrackingState
         if keyframes.isEmpty {
-            state = try initialise(frame: frame.index, gray: gray) ? .normal : .limited(.initializing)
+            if try initialise(frame: frame.index, gray: gray) {
+                state = .normal
+            } else {
+                // Initialising needs texture to follow: say what is missing.
+                state = reference == nil ? .limited(Self.isDark(gray) ? .lowLight : .insufficientFeatures) : .limited(.initializing)
+            }
         } else {
-            state = try track(frame: frame.index, gray: gray, flow: flow)
+            state = try track(frame: frame.index, gray: gray, flow: flow, landmarks: landmarks)
         }
         let scale: WorldScale = metric ? .metric : .arbitrary
-        guard let pose, state != .notAvailable, !(state == .limited(.initializing)) else {
+        guard let pose, !keyframes.isEmpty else {
             return CameraLocation(worldFromCamera: nil, trackingState: state, scale: scale)
         }
+        // arkitWorld_from_arkitCamera = F · cvWorld_from_cvCamera · F (F = F⁻¹ = diag(1, -1, -1)).
         let flip = CameraConvention.flip
         return CameraLocation(worldFromCamera: flip * pose.inverse * flip, trackingState: state, scale: scale)
     }
 
-    public func rescale(by factor: Double) {
-        points = points.map { $0 * factor }
-        for k in keyframes.indices {
-            keyframes[k].pose = Transform(rotation: keyframes[k].pose.rotation, translation: keyframes[k].pose.translation * factor)
+    public var trackedPoints: [TrackedPoint] {
+        guard let pose, !lost else { return [] }
+        return tracks.compactMap { t in
+            guard let id = t.point else { return nil }
+            let depth = pose.apply(to: points[id]).z  // OpenCV camera: +z forward
+            return TrackedPoint(pixel: SIMD2(Double(t.position.x), Double(t.position.y)), depth: depth)
         }
-        if let p = pose { pose = Transform(rotation: p.rotation, translation: p.translation * factor) }
-        velocity = Transform(rotation: velocity.rotation, translation: velocity.translation * factor)
+    }
+
+    public func rescale(by factor: Double) {
+        func scaled(_ t: Transform) -> Transform { Transform(rotation: t.rotation, translation: t.translation * factor) }
+        points = points.map { $0 * factor }
+        for k in keyframes.indices { keyframes[k].pose = scaled(keyframes[k].pose) }
+        pose = pose.map(scaled)
+        velocity = scaled(velocity)
         metric = true
+    }
+
+    /// True when the frame is too dark to track in (mean gray level under 20 of 255).
+    static func isDark(_ gray: Image) -> Bool {
+        gray.withPixels { first, stride in
+            var sum = 0, count = 0
+            for y in Swift.stride(from: 0, to: gray.height, by: 8) {
+                for x in Swift.stride(from: 0, to: gray.width, by: 8) { sum += Int(first[y * stride + x]); count += 1 }
+            }
+            return count > 0 && sum < 20 * count
+        }
     }
 
     // MARK: Flow
@@ -123,12 +160,13 @@ public final class VisualOdometry: WorldTracker {
         return Summary(flows)?.median ?? 0
     }
 
-    /// New tracks on strong corners away from the existing ones, started in keyframe `keyframe`.
-    private func addTracks(gray: Image, keyframe: Int?) throws {
+    /// New tracks on corners away from the existing ones, starting in keyframe `keyframe`.
+    private func addTracks(gray: Image, keyframe: Int) throws {
         guard tracks.count < parameters.maximumPoints else { return }
         var p = FeatureSet.Parameters()
         p.maximumCount = parameters.maximumPoints
-        p.fastThreshold = 12
+        p.fastThreshold = 10
+        p.gridColumns = 8; p.gridRows = 6
         let found = try FeatureSet(image: gray, parameters: p)
         let cell = Float(parameters.minimumSpacing)
         var occupied = Set<SIMD2<Int32>>()
@@ -136,28 +174,204 @@ public final class VisualOdometry: WorldTracker {
         for t in tracks { occupied.insert(key(t.position)) }
         for q in found.points where tracks.count < parameters.maximumPoints {
             guard occupied.insert(key(q)).inserted else { continue }
-            let origin = keyframe.map { (keyframe: $0, position: q) }
-            tracks.append(Track(position: q, point: nil, origin: origin))
+            tracks.append(Track(position: q, point: nil, origin: (keyframe, q)))
         }
+    }
+
+    /// A pixel as a distortion-free pinhole camera would have seen it (geometry assumes one).
+    private func ideal(_ p: SIMD2<Float>) -> SIMD2<Float> {
+        guard camera.hasDistortion else { return p }
+        let n = camera.undistort(SIMD2((Double(p.x) - camera.cx) / camera.fx, (Double(p.y) - camera.cy) / camera.fy))
+        return SIMD2(Float(n.x * camera.fx + camera.cx), Float(n.y * camera.fy + camera.cy))
     }
 
     // MARK: Initialisation
 
+    /// Tries to start the map from the reference frame and this one. True once it has.
     private func initialise(frame: Int, gray: Image) throws -> Bool {
-        guard let reference else {
+        if let ref = reference, frame - ref > 90 || tracks.count < 80 { reference = nil }
+        guard reference != nil else {
             tracks = []
-            try addTracks(gray: gray, keyframe: nil)
-            if tracks.count >= 100 { self.reference = (frame, tracks.map(\.position)) } else { tracks = [] }
+            try addTracks(gray: gray, keyframe: -1)
+            if tracks.count >= 100 { reference = frame } else { tracks = [] }
             return false
         }
-        // Tracks still alive keep their index into the reference's positions through `origin`.
-        _ = reference
-        return false
+        let flows = tracks.map { Double(length($0.position - $0.origin.position)) }
+        guard let median = Summary(flows)?.median, median >= parameters.initialisationFlow else { return false }
+        var initialiser = TwoViewInitialiser()
+        initialiser.maxReprojectionError = parameters.reprojectionThreshold
+        let result = try initialiser.reconstruct(
+            pixels1: tracks.map { ideal($0.origin.position) }, pixels2: tracks.map { ideal($0.position) }, camera: camera)
+        guard result.isInitialised else { return false }
+        // The world is the reference camera; the second keyframe is one baseline away.
+        let second = result.opencvCamera2FromCamera1
+        var first = Keyframe(frame: reference!, pose: .identity, observations: [])
+        var current = Keyframe(frame: frame, pose: second, observations: [])
+        var kept: [Track] = []
+        for (i, var track) in tracks.enumerated() {
+            guard let x = result.points[i] else { continue }
+            let id = points.count
+            points.append(x)
+            first.observations.append((id, track.origin.position))
+            current.observations.append((id, track.position))
+            track.point = id
+            kept.append(track)
+        }
+        tracks = kept
+        keyframes = [first, current]
+        originFrame = reference
+        pose = second
+        try describeMap(gray: gray, keyframe: 1)
+        try addTracks(gray: gray, keyframe: 1)
+        return true
     }
 
     // MARK: Tracking
 
-    private func track(frame: Int, gray: Image, flow: Double) throws -> TrackingState {
-        .notAvailable
+    private func track(frame: Int, gray: Image, flow: Double, landmarks: [Landmark]) throws -> TrackingState {
+        let mapped = tracks.indices.filter { tracks[$0].point != nil }
+        let guess = pose.map { velocity * $0 }
+        var solved: (pose: Transform, inliers: [Bool])?
+        if !lost && mapped.count >= parameters.minimumInliers {
+            // Landmarks (anchor corners, ARKit world axes → OpenCV's by F) join the map points,
+            // each counted `landmarkWeight` times: they are few but precise and drift-free.
+            var world = mapped.map { points[tracks[$0].point!] }, pixels = mapped.map { ideal(tracks[$0].position) }
+            for l in landmarks {
+                for _ in 0..<parameters.landmarkWeight {
+                    world.append(CameraConvention.flipped(l.position))
+                    pixels.append(ideal(SIMD2(Float(l.pixel.x), Float(l.pixel.y))))
+                }
+            }
+            solved = try poseSolver.solve(worldPoints: world, pixels: pixels, camera: camera,
+                                          opencvCameraFromWorldGuess: guess)
+                .map { ($0.opencvCameraFromWorld, Array($0.inliers.prefix(mapped.count))) }
+        }
+        guard let solved, solved.inliers.filter({ $0 }).count >= parameters.minimumInliers else {
+            lost = true
+            return try relocalise(frame: frame, gray: gray) ? .normal : .limited(.relocalizing)
+        }
+        // Outliers are tracks that slid off their point: drop them.
+        var drop = Set<Int>()
+        for (k, i) in mapped.enumerated() where !solved.inliers[k] { drop.insert(i) }
+        tracks = tracks.enumerated().filter { !drop.contains($0.offset) }.map(\.element)
+        if let before = pose { velocity = solved.pose * before.inverse }
+        pose = solved.pose
+        let inliers = solved.inliers.filter { $0 }.count
+
+        let last = keyframes[keyframes.count - 1]
+        let followed = tracks.filter { $0.point != nil }.count
+        if Double(followed) < parameters.keyframeOverlap * Double(last.observations.count)
+            || frame - last.frame >= parameters.keyframeInterval || followed < 2 * parameters.normalInliers {
+            try addKeyframe(frame: frame, gray: gray)
+        }
+        if flow > parameters.excessiveFlow { return .limited(.excessiveMotion) }
+        return inliers >= parameters.normalInliers ? .normal : .limited(.insufficientFeatures)
+    }
+
+    // MARK: Keyframes
+
+    private func addKeyframe(frame: Int, gray: Image) throws {
+        let k = keyframes.count
+        var keyframe = Keyframe(frame: frame, pose: pose!, observations: [])
+        // New points: tracks that started in an earlier keyframe, triangulated against it.
+        var byOrigin: [Int: [Int]] = [:]
+        for (i, t) in tracks.enumerated() where t.point == nil && t.origin.keyframe >= 0 && t.origin.keyframe < k {
+            byOrigin[t.origin.keyframe, default: []].append(i)
+        }
+        for (origin, members) in byOrigin {
+            let found = try triangulator.triangulate(
+                pixels1: members.map { ideal(tracks[$0].origin.position) }, pixels2: members.map { ideal(tracks[$0].position) },
+                opencvCamera1FromWorld: keyframes[origin].pose, opencvCamera2FromWorld: keyframe.pose, camera: camera)
+            for (m, i) in members.enumerated() {
+                guard let x = found[m].position else { continue }
+                let id = points.count
+                points.append(x)
+                keyframes[origin].observations.append((id, tracks[i].origin.position))
+                tracks[i].point = id
+            }
+        }
+        for t in tracks { if let id = t.point { keyframe.observations.append((id, t.position)) } }
+        keyframes.append(keyframe)
+        try adjustLocally()
+        pose = keyframes[k].pose
+        try describeMap(gray: gray, keyframe: k)
+        try addTracks(gray: gray, keyframe: k)
+    }
+
+    /// Bundle adjustment of the last keyframes and the points they see; the two oldest of the
+    /// window are held fixed (they fix the gauge: position, orientation and scale).
+    private func adjustLocally() throws {
+        let window = Array(max(0, keyframes.count - parameters.localWindow)..<keyframes.count)
+        var pointIndex: [Int: Int] = [:], ids: [Int] = []
+        var observations: [BundleAdjuster.Observation] = []
+        for (c, k) in window.enumerated() {
+            for o in keyframes[k].observations {
+                if pointIndex[o.point] == nil { pointIndex[o.point] = ids.count; ids.append(o.point) }
+                observations.append(.init(poseIndex: c, pointIndex: pointIndex[o.point]!, pixel: ideal(o.position)))
+            }
+        }
+        var poses = window.map { keyframes[$0].pose }
+        var local = ids.map { points[$0] }
+        let inliers = try adjuster.adjust(opencvCamerasFromWorld: &poses, fixedPoses: [0, 1], points: &local,
+                                          observations: observations, camera: camera).inliers
+        for (c, k) in window.enumerated() { keyframes[k].pose = poses[c] }
+        for (j, id) in ids.enumerated() { points[id] = local[j] }
+        // Observations the adjustment could not explain are dropped from the keyframes; a track
+        // whose point failed in the newest keyframe lets the point go.
+        var n = 0
+        var failedInNewest = Set<Int>()
+        for (c, k) in window.enumerated() {
+            var kept: [(point: Int, position: SIMD2<Float>)] = []
+            for o in keyframes[k].observations {
+                if inliers[n] { kept.append(o) } else if c == window.count - 1 { failedInNewest.insert(o.point) }
+                n += 1
+            }
+            keyframes[k].observations = kept
+        }
+        for i in tracks.indices { if let p = tracks[i].point, failedInNewest.contains(p) { tracks[i].point = nil } }
+    }
+
+    // MARK: Relocalisation
+
+    /// Stores ORB descriptors of the map points followed in keyframe `k` (the keypoint nearest
+    /// each track, within 2 px).
+    private func describeMap(gray: Image, keyframe k: Int) throws {
+        var p = FeatureSet.Parameters()
+        p.maximumCount = 800
+        let features = try FeatureSet(image: gray, parameters: p)
+        var byCell: [SIMD2<Int32>: Int] = [:]
+        for t in tracks { if let id = t.point { byCell[SIMD2(Int32(t.position.x / 2), Int32(t.position.y / 2))] = id } }
+        let all = features.descriptors, keypoints = features.keypoints
+        for (i, q) in features.points.enumerated() {
+            guard let id = byCell[SIMD2(Int32(q.x / 2), Int32(q.y / 2))] else { continue }
+            mapKeypoints.append(keypoints[i])
+            mapDescriptors.append(contentsOf: all[(32 * i)..<(32 * i + 32)])
+            mapDescribed.append(id)
+        }
+        relocaliser = nil
+    }
+
+    /// Finds the camera against the whole map by ORB matching and PnP; on success the matched
+    /// points become tracks again.
+    private func relocalise(frame: Int, gray: Image) throws -> Bool {
+        guard !mapDescribed.isEmpty else { return false }
+        if relocaliser == nil { relocaliser = try FeatureSet(keypoints: mapKeypoints, descriptors: mapDescriptors) }
+        var p = FeatureSet.Parameters()
+        p.maximumCount = 1000
+        let features = try FeatureSet(image: gray, parameters: p)
+        let matches = try features.match(against: relocaliser!).filter { $0.isDistinctive(ratio: 0.8) }
+        guard matches.count >= parameters.minimumInliers else { return false }
+        guard let solved = try poseSolver.solve(
+            worldPoints: matches.map { points[mapDescribed[$0.train]] }, pixels: matches.map { ideal(features.points[$0.query]) },
+            camera: camera),
+            solved.inlierCount >= 2 * parameters.minimumInliers else { return false }
+        let k = keyframes.count - 1
+        tracks = zip(matches, solved.inliers).filter(\.1).map { m, _ in
+            Track(position: features.points[m.query], point: mapDescribed[m.train], origin: (k, features.points[m.query]))
+        }
+        pose = solved.opencvCameraFromWorld
+        velocity = .identity
+        lost = false
+        return true
     }
 }

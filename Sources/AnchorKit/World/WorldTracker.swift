@@ -16,12 +16,35 @@ public struct CameraLocation: Sendable {
 /// Follows the camera through a fixed world, one frame at a time, in capture order (ARKit's
 /// world tracking).
 public protocol WorldTracker: AnyObject {
-    /// The camera's location when `frame` was taken.
-    func locate(_ frame: Frame) throws -> CameraLocation
+    /// The camera's location when `frame` was taken. `landmarks` are points of known position
+    /// seen in the frame (the corners of world-locked anchors), which may refine the pose.
+    func locate(_ frame: Frame, landmarks: [Landmark]) throws -> CameraLocation
     /// Multiplies every length of the tracker's world by `factor` (the world becomes metric
     /// once a target of known size fixed the unit); later locations are `.metric`.
     func rescale(by factor: Double)
+    /// The map points followed in the last located frame: where they are and their depth along
+    /// the camera's viewing axis in the tracker's unit (empty for trackers without a map).
+    var trackedPoints: [TrackedPoint] { get }
     /// The frame whose camera is the origin and axes of the tracker's world (nil before there
     /// is one, and for trackers whose world is not a camera's).
     var originFrame: Int? { get }
+}
+
+/// A point of known position seen in a frame: a corner of a world-locked marker or image.
+public struct Landmark: Sendable {
+    /// Position in the tracker's world (ARKit axes: the same frame as ``CameraLocation``'s
+    /// poses, before gravity alignment), in the tracker's current unit.
+    public var position: SIMD3<Double>
+    /// Where the frame shows it, pixels.
+    public var pixel: SIMD2<Double>
+
+    public init(position: SIMD3<Double>, pixel: SIMD2<Double>) { self.position = position; self.pixel = pixel }
+}
+
+/// A map point seen in a frame: its pixel and its depth along the viewing axis (tracker units).
+public struct TrackedPoint: Sendable {
+    public var pixel: SIMD2<Double>
+    public var depth: Double
+
+    public init(pixel: SIMD2<Double>, depth: Double) { self.pixel = pixel; self.depth = depth }
 }

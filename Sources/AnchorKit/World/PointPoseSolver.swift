@@ -1,0 +1,95 @@
+import AnchorKitCV
+
+/// Estimates a camera's pose from known world points and their pixels (PnP) with RANSAC, then
+/// refines it by Levenberg-Marquardt on the inliers, re-selecting the inliers with the refined
+/// pose until they settle.
+///
+/// Conventions are OpenCV's: the pose is `opencvCamera_from_world` (camera space +x right, +y
+/// down, +z forward); pixels are undistorted, origin at the top-left pixel's centre. World
+/// units are the caller's (metres, or baselines of a monocular map).
+public struct PointPoseSolver: Sendable, Equatable {
+    /// The solver run on the RANSAC inliers (RANSAC's own samples always use EPnP).
+    public enum Method: Sendable, Equatable {
+        /// EPnP: fast, linear in the number of points.
+        case epnp
+        /// SQPnP: globally optimal for the algebraic cost, slower.
+        case sqpnp
+    }
+
+    /// A camera pose explained by a set of inliers.
+    public struct Estimate: Sendable {
+        /// `opencvCamera_from_world`.
+        public var opencvCameraFromWorld: Transform
+        /// One flag per correspondence: its reprojection error under the pose is within
+        /// ``PointPoseSolver/reprojectionThreshold`` and it lies in front of the camera.
+        public var inliers: [Bool]
+        /// Number of true ``inliers``.
+        public var inlierCount: Int
+        /// RMS reprojection error of the inliers, pixels.
+        public var rmsError: Double
+    }
+
+    /// Solver run on the inliers. Default EPnP.
+    public var method: Method
+    /// Inlier test: largest reprojection error, pixels. Default 2.
+    public var reprojectionThreshold: Double
+    /// RANSAC confidence, 0...1. Default 0.999.
+    public var ransacConfidence: Double
+    /// RANSAC iterations at most. Default 300.
+    public var ransacIterations: Int
+    /// Fewest inliers for a pose. Default 10.
+    public var minInlierCount: Int
+
+    /// The shim's defaults.
+    public init() {
+        var p = ak_pnp_params()
+        ak_pnp_params_default(&p)
+        method = p.method == AK_PNP_SQPNP ? .sqpnp : .epnp
+        reprojectionThreshold = p.reprojection_threshold
+        ransacConfidence = p.confidence
+        ransacIterations = Int(p.max_iterations)
+        minInlierCount = Int(p.min_inliers)
+    }
+
+    /// The camera pose that projects `worldPoints[i]` onto `pixels[i]` for most `i`, or nil when
+    /// no pose has ``minInlierCount`` inliers (too few points, degenerate points, too many
+    /// outliers): a result, not an error.
+    ///
+    /// - Parameters:
+    ///   - worldPoints: Points in the world frame.
+    ///   - pixels: Their undistorted pixels, as many as `worldPoints`.
+    ///   - camera: The camera's intrinsics; only fx, fy, cx, cy are used.
+    ///   - opencvCameraFromWorldGuess: A prior pose (e.g. from a motion model): RANSAC's final
+    ///     solve then starts from it (OpenCV's iterative solver with an extrinsic guess).
+    /// - Throws: ``NativeError`` (`.invalidArgument`) for arrays of different lengths,
+    ///   non-finite values, a guess that is not rigid or out-of-range settings.
+    public func solve(worldPoints: [SIMD3<Double>], pixels: [SIMD2<Float>], camera: CameraIntrinsics,
+                      opencvCameraFromWorldGuess: Transform? = nil) throws -> Estimate? {
+        try WorldArrays.requireSameCount(worldPoints.count, pixels.count, "PnP")
+        let n = pixels.count
+        var cam = ak_pinhole(camera)
+        var params = ak_pnp_params(method: method == .sqpnp ? AK_PNP_SQPNP : AK_PNP_EPNP,
+                                   reprojection_threshold: reprojectionThreshold, confidence: ransacConfidence,
+                                   max_iterations: Int32(clamping: ransacIterations),
+                                   min_inliers: Int32(clamping: minInlierCount))
+        var result = ak_pnp_result()
+        var flags = [UInt8](repeating: 0, count: n)
+        let points = WorldArrays.triples(worldPoints)
+        let guess = opencvCameraFromWorldGuess?.rowMajor3x4
+        try WorldArrays.withFloatPairs(pixels) { px in
+            try NativeError.check(withOptionalPointer(guess) {
+                ak_solve_pnp(&cam, points, px, Int32(n), $0, &params, &result, &flags)
+            }, "PnP")
+        }
+        guard result.found != 0 else { return nil }
+        let pose = withUnsafeBytes(of: result.camera_from_world) { Transform(rowMajor3x4: $0.bindMemory(to: Double.self)) }
+        return Estimate(opencvCameraFromWorld: pose, inliers: flags.map { $0 != 0 }, inlierCount: Int(result.inlier_count),
+                        rmsError: result.rms_error)
+    }
+}
+
+/// Calls `body` with a pointer to `array`'s elements, or with nil when there is no array.
+func withOptionalPointer<R>(_ array: [Double]?, _ body: (UnsafePointer<Double>?) throws -> R) rethrows -> R {
+    guard let array else { return try body(nil) }
+    return try array.withUnsafeBufferPointer { try body($0.baseAddress) }
+}
