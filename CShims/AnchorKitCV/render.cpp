@@ -6,13 +6,18 @@
 // x_ss = ss*x + (ss-1)/2, so that INTER_AREA's ss x ss block average at the end lands each block
 // exactly on its full-res pixel. All 3x3 algebra is done with Eigen.
 //
-// Per layer: the quad's bounding box is cut into 32-row bands trimmed to the quad, and those into
+// Outline. A layer paints the quad of its texture's projected corners, or, when it carries a
+// polygon (a plane clipped by a near plane because part of it is behind the camera), only the part
+// of the texture inside that convex polygon. Both are a convex outline to the code below; the
+// homography stays exact for the part in front of the camera, which is all the outline contains.
+//
+// Per layer: the outline's bounding box is cut into 32-row bands trimmed to the outline, and those into
 // tiles. Each tile samples the texture with warpPerspective (INTER_LINEAR, BORDER_REPLICATE) from a
 // pre-filtered level (INTER_AREA, cached per texture) with at most ~2 texels per canvas pixel at
 // that tile: levels are anisotropic (factors of 2 along u and v chosen separately — a
 // "ripmap" — so an oblique plane is not blurred along its uncompressed axis) and chosen per tile
 // (a floor receding to the horizon is not aliased far away nor blurred nearby). Tiles are
-// composited in parallel with an analytic coverage: the product over the 4 projected edges of
+// composited in parallel with an analytic coverage: the product over the outline's edges of
 // clamp(0.5 + signed distance in canvas px, 0, 1). This replaces "warp a mask of ones with
 // INTER_LINEAR", whose edge ramp is 1 texel wide (very soft for a magnified texture), with a
 // 1-canvas-pixel ramp whatever the magnification.
@@ -32,6 +37,7 @@ namespace {
 constexpr int kMaxSupersampling = 8;
 constexpr int kMaxLevel = 14;
 constexpr size_t kMaxCacheBytes = size_t(512) << 20;
+constexpr int kMaxPolygon = 64;  // vertices of a layer's polygon
 
 using Mat3 = Eigen::Matrix3d;
 using Vec2 = Eigen::Vector2d;
@@ -48,14 +54,20 @@ Mat3 rescale(double sx, double sy) {
 struct LayerPlan {
     const ak_image *texture = nullptr;
     Mat3 M;          // texture px -> canvas px
-    Vec2 quad[4];    // projected texture corners (TL, TR, BR, BL of the texture), canvas px
+    // The convex outline painted, canvas px: the projected texture corners (TL, TR, BR, BL of the
+    // texture), or the layer's polygon clipped to the texture.
+    std::vector<Vec2> outline;
     cv::Rect roi;    // canvas pixels that can be touched (bounding box)
     std::vector<cv::Rect> bands;  // the parts of roi actually drawn (set by draw_layer)
     double gain = 1;
     bool visible = false;
 };
 
-// Plans one layer: validates it and projects its corners. Returns AK_OK or a recorded failure.
+ak_status place_outline(const ak_renderer &r, LayerPlan &plan);
+ak_status plan_outline(const char *fn, const ak_renderer &r, const ak_layer &layer, int index, LayerPlan &plan);
+
+// Plans one layer: validates it and projects its corners (or its polygon). Returns AK_OK or a
+// recorded failure.
 ak_status plan_layer(const char *fn, const ak_renderer &r, const ak_layer &layer, int index, LayerPlan &plan) {
     if (ak_status s = check_image(fn, layer.texture, "layer texture")) return s;
     for (double v : layer.homography)
@@ -74,6 +86,7 @@ ak_status plan_layer(const char *fn, const ak_renderer &r, const ak_layer &layer
     plan.gain = layer.gain;
     plan.visible = false;
 
+    if (layer.polygon || layer.polygon_count != 0) return plan_outline(fn, r, layer, index, plan);
     const double w = layer.texture->mat.cols, h = layer.texture->mat.rows;
     const Vec3 corners[4] = {{-0.5, -0.5, 1}, {w - 0.5, -0.5, 1}, {w - 0.5, h - 0.5, 1}, {-0.5, h - 0.5, 1}};
     Vec3 p[4];
@@ -87,26 +100,38 @@ ak_status plan_layer(const char *fn, const ak_renderer &r, const ak_layer &layer
     for (int k = 0; k < 4; ++k) {
         if (!(p[k].z() > 0))
             return fail(AK_ERR_ARGUMENT, fn,
-                        "layer %d: texture corner %d maps behind the camera (w = %g <= 0); clip the plane first", index,
+                        "layer %d: texture corner %d maps behind the camera (w = %g <= 0); clip the plane and pass the "
+                        "clipped polygon", index,
                         k, p[k].z());
     }
-    double minx = HUGE_VAL, miny = HUGE_VAL, maxx = -HUGE_VAL, maxy = -HUGE_VAL;
+    plan.outline.resize(4);
     for (int k = 0; k < 4; ++k) {
-        plan.quad[k] = p[k].hnormalized();
-        if (!plan.quad[k].allFinite()) return AK_OK;  // w ~ 0: numerically at infinity, nothing sensible to draw
-        minx = std::min(minx, plan.quad[k].x());
-        maxx = std::max(maxx, plan.quad[k].x());
-        miny = std::min(miny, plan.quad[k].y());
-        maxy = std::max(maxy, plan.quad[k].y());
+        plan.outline[k] = p[k].hnormalized();
+        if (!plan.outline[k].allFinite()) return AK_OK;  // w ~ 0: numerically at infinity, nothing sensible to draw
     }
-    // Twice the signed area: an edge-on plane (zero area) is invisible, not an error.
+    return place_outline(r, plan);
+}
+
+// Sets the layer's region of interest from its outline; an edge-on plane (zero area) or one
+// entirely off the canvas stays invisible, which is not an error.
+ak_status place_outline(const ak_renderer &r, LayerPlan &plan) {
+    const std::vector<Vec2> &q = plan.outline;
+    const size_t n = q.size();
+    double minx = HUGE_VAL, miny = HUGE_VAL, maxx = -HUGE_VAL, maxy = -HUGE_VAL;
+    for (const Vec2 &v : q) {
+        minx = std::min(minx, v.x());
+        maxx = std::max(maxx, v.x());
+        miny = std::min(miny, v.y());
+        maxy = std::max(maxy, v.y());
+    }
+    // Twice the signed area.
     double area2 = 0;
-    for (int k = 0; k < 4; ++k) {
-        const Vec2 &a = plan.quad[k], &b = plan.quad[(k + 1) % 4];
+    for (size_t k = 0; k < n; ++k) {
+        const Vec2 &a = q[k], &b = q[(k + 1) % n];
         area2 += a.x() * b.y() - a.y() * b.x();
     }
     if (!(std::abs(area2) > 1e-9)) return AK_OK;
-    // Bounding box of the quad, one pixel of slack for the coverage ramp, clipped to the canvas.
+    // Bounding box of the outline, one pixel of slack for the coverage ramp, clipped to the canvas.
     const double W = r.canvas.cols, Hh = r.canvas.rows;
     const double x0 = std::max(0.0, std::floor(minx) - 1), y0 = std::max(0.0, std::floor(miny) - 1);
     const double x1 = std::min(W, std::ceil(maxx) + 2), y1 = std::min(Hh, std::ceil(maxy) + 2);
@@ -114,6 +139,109 @@ ak_status plan_layer(const char *fn, const ak_renderer &r, const ak_layer &layer
     plan.roi = cv::Rect(static_cast<int>(x0), static_cast<int>(y0), static_cast<int>(x1 - x0), static_cast<int>(y1 - y0));
     plan.visible = true;
     return AK_OK;
+}
+
+// Removes what would spoil the coverage product of a convex outline: vertices within 1e-6 canvas
+// px of their predecessor (a zero-length edge has no direction) and vertices within 1e-3 px of the
+// chord of their neighbours (two edges on one line would multiply their ramps: a dark seam).
+void simplify(std::vector<Vec2> &p) {
+    std::vector<Vec2> q;
+    q.reserve(p.size());
+    for (const Vec2 &v : p)
+        if (q.empty() || (v - q.back()).norm() > 1e-6) q.push_back(v);
+    while (q.size() > 1 && (q.front() - q.back()).norm() <= 1e-6) q.pop_back();
+    for (bool changed = true; changed && q.size() >= 3;) {
+        changed = false;
+        for (size_t i = 0; i < q.size(); ++i) {
+            const Vec2 &a = q[(i + q.size() - 1) % q.size()], &b = q[i], &c = q[(i + 1) % q.size()];
+            const Vec2 chord = c - a, d = b - a;
+            const double len = chord.norm();
+            const double off = len > 0 ? std::abs(chord.x() * d.y() - chord.y() * d.x()) / len : d.norm();
+            if (off <= 1e-3) {
+                q.erase(q.begin() + static_cast<std::ptrdiff_t>(i));
+                changed = true;
+                break;
+            }
+        }
+    }
+    p.swap(q);
+}
+
+// True when every turn of the (simplified) outline goes the same way.
+bool is_convex(const std::vector<Vec2> &p) {
+    const size_t n = p.size();
+    int sign = 0;
+    for (size_t i = 0; i < n; ++i) {
+        const Vec2 d1 = p[(i + 1) % n] - p[i], d2 = p[(i + 2) % n] - p[(i + 1) % n];
+        const double turn = d1.x() * d2.y() - d1.y() * d2.x();
+        const int s = turn > 0 ? 1 : (turn < 0 ? -1 : 0);
+        if (s == 0) continue;
+        if (sign == 0) sign = s;
+        else if (s != sign) return false;
+    }
+    return sign != 0;
+}
+
+// Sutherland-Hodgman: the part of convex `p` where the affine function g(x, y) = g0 x + g1 y + g2
+// is >= 0 (g is linear along a segment, so crossings interpolate exactly).
+std::vector<Vec2> clip_half_plane(const std::vector<Vec2> &p, const Vec3 &g) {
+    std::vector<Vec2> out;
+    const size_t n = p.size();
+    for (size_t i = 0; i < n; ++i) {
+        const Vec2 &a = p[i], &b = p[(i + 1) % n];
+        const double fa = g.x() * a.x() + g.y() * a.y() + g.z(), fb = g.x() * b.x() + g.y() * b.y() + g.z();
+        if (fa >= 0) out.push_back(a);
+        if ((fa >= 0) != (fb >= 0)) out.push_back(a + (b - a) * (fa / (fa - fb)));
+    }
+    return out;
+}
+
+// Plans a layer that carries a polygon: validates the polygon, checks that it is in front of the
+// camera, and clips it to the texture's extent (so that nothing outside the texture, which
+// warpPerspective would replicate from its border, is painted).
+ak_status plan_outline(const char *fn, const ak_renderer &r, const ak_layer &layer, int index, LayerPlan &plan) {
+    const int n = layer.polygon_count;
+    if (!layer.polygon) return fail(AK_ERR_ARGUMENT, fn, "layer %d: polygon is NULL but polygon_count is %d", index, n);
+    if (n < 3 || n > kMaxPolygon)
+        return fail(AK_ERR_ARGUMENT, fn, "layer %d: polygon_count must be in 3...%d, got %d", index, kMaxPolygon, n);
+    const double ss = r.ss;
+    std::vector<Vec2> poly(static_cast<size_t>(n));
+    for (int k = 0; k < n; ++k) {
+        const double x = layer.polygon[2 * k], y = layer.polygon[2 * k + 1];
+        if (!std::isfinite(x) || !std::isfinite(y))
+            return fail(AK_ERR_ARGUMENT, fn, "layer %d: polygon vertex %d is not finite", index, k);
+        poly[static_cast<size_t>(k)] = Vec2(ss * x + (ss - 1) / 2, ss * y + (ss - 1) / 2);  // full-res px -> canvas px
+    }
+    simplify(poly);
+    if (poly.size() < 3) return AK_OK;  // degenerate (a line or a point): nothing to draw
+    if (!is_convex(poly)) return fail(AK_ERR_ARGUMENT, fn, "layer %d: polygon is not convex", index);
+
+    const double det = plan.M.determinant(), scale = plan.M.norm();
+    if (!std::isfinite(det) || !(std::abs(det) > 1e-14 * scale * scale * scale))
+        return fail(AK_ERR_ARGUMENT, fn, "layer %d: homography is singular (the plane is seen edge-on)", index);
+    const Mat3 Minv = plan.M.inverse();
+    // The third coordinate of Minv * x is 1/w of the texture point seen at x: positive in front of
+    // the camera, negative for the mirror image of points behind it, which a homography maps to
+    // the same pixels. Only the sign of H tells them apart (K [r1 r2 t] has w = depth), which is
+    // why it matters for a layer with a polygon.
+    for (size_t k = 0; k < poly.size(); ++k) {
+        if (!((Minv * Vec3(poly[k].x(), poly[k].y(), 1)).z() > 0))
+            return fail(AK_ERR_ARGUMENT, fn,
+                        "layer %d: polygon vertex %zu lies beyond the plane's horizon (behind the camera)", index, k);
+    }
+    // Texture edges as affine functions of canvas px: l . (Minv x) has the sign of (u + 0.5) etc.
+    // where Minv x has a positive third coordinate; 1e-6 texel of slack keeps vertices that lie on
+    // an edge (as after a clip in 3D) from being cut into slivers.
+    const double w = layer.texture->mat.cols, h = layer.texture->mat.rows, slack = 1e-6;
+    const Vec3 edges[4] = {{1, 0, 0.5 + slack}, {-1, 0, w - 0.5 + slack}, {0, 1, 0.5 + slack}, {0, -1, h - 0.5 + slack}};
+    for (const Vec3 &l : edges) {
+        poly = clip_half_plane(poly, Minv.transpose() * l);
+        if (poly.size() < 3) return AK_OK;  // the polygon misses the texture
+    }
+    simplify(poly);
+    if (poly.size() < 3) return AK_OK;
+    plan.outline = std::move(poly);
+    return place_outline(r, plan);
 }
 
 // Downscale level exponent for a shrink of `shrink` texels per canvas pixel: the smallest k with
@@ -184,21 +312,22 @@ void store_level(ak_renderer &r, ak_renderer::TextureEntry &entry, int kx, int k
     }
 }
 
-// Horizontal bands of the layer's bounding box, each trimmed to the quad's x-extent (plus the
+// Horizontal bands of the layer's bounding box, each trimmed to the outline's x-extent (plus the
 // 1-pixel coverage ramp). Only these are warped and composited.
 std::vector<cv::Rect> make_bands(const LayerPlan &plan) {
     constexpr int kBand = 32;
     std::vector<cv::Rect> bands;
-    const Vec2 *q = plan.quad;
+    const std::vector<Vec2> &q = plan.outline;
+    const size_t n = q.size();
     const int roi_x0 = plan.roi.x, roi_x1 = plan.roi.x + plan.roi.width;
     for (int y0 = plan.roi.y; y0 < plan.roi.y + plan.roi.height; y0 += kBand) {
         const int y1 = std::min(y0 + kBand, plan.roi.y + plan.roi.height);
-        // Pixel centres y0 ... y1-1, widened by the ramp: the quad's x-extent within [ya, yb] is
+        // Pixel centres y0 ... y1-1, widened by the ramp: the outline's x-extent within [ya, yb] is
         // attained on its boundary, i.e. on the edges clipped to the strip.
         const double ya = y0 - 1.0, yb = y1;
         double xmin = HUGE_VAL, xmax = -HUGE_VAL;
-        for (int k = 0; k < 4; ++k) {
-            Vec2 a = q[k], b = q[(k + 1) % 4];
+        for (size_t k = 0; k < n; ++k) {
+            Vec2 a = q[k], b = q[(k + 1) % n];
             if (a.y() > b.y()) std::swap(a, b);
             if (b.y() < ya || a.y() > yb) continue;
             const double dy = b.y() - a.y();
@@ -259,7 +388,8 @@ void draw_layer(ak_renderer &r, LayerPlan &plan) {
     constexpr int kTileWidth = 64;
     const cv::Mat &tex = plan.texture->mat;
     const int w = tex.cols, h = tex.rows;
-    const Vec2 *q = plan.quad;
+    const std::vector<Vec2> &q = plan.outline;
+    const size_t n = q.size();
     const Mat3 Minv = plan.M.inverse();
 
     // Tiles: bands cut into 64-px pieces with their own level of detail; neighbours with the same
@@ -284,11 +414,14 @@ void draw_layer(ak_renderer &r, LayerPlan &plan) {
 
     // Edge functions e_k(x, y) = a x + b y + c: signed distance (canvas px) to edge k, positive
     // inside, plus 0.5 so that clamp(e, 0, 1) is the pixel's coverage across that edge.
-    const Vec2 centroid = 0.25 * (q[0] + q[1] + q[2] + q[3]);
-    double ea[4], eb[4], ec[4];
+    // (The vertex mean is inside a convex outline; for a quad it is 0.25 * (q0 + q1 + q2 + q3).)
+    Vec2 centroid = q[0];
+    for (size_t k = 1; k < n; ++k) centroid += q[k];
+    centroid *= 1.0 / static_cast<double>(n);
+    double ea[kMaxPolygon + 4], eb[kMaxPolygon + 4], ec[kMaxPolygon + 4];  // clipping adds at most 4 vertices
     int edges = 0;
-    for (int k = 0; k < 4; ++k) {
-        const Vec2 &p0 = q[k], &p1 = q[(k + 1) % 4];
+    for (size_t k = 0; k < n; ++k) {
+        const Vec2 &p0 = q[k], &p1 = q[(k + 1) % n];
         const Vec2 d = p1 - p0;
         const double len = d.norm();
         if (!(len > 1e-12)) continue;  // collapsed edge (a triangle): the other edges bound it
@@ -322,7 +455,7 @@ void draw_layer(ak_renderer &r, LayerPlan &plan) {
             // canvas' = canvas * (1 - m) + (gain * texture - background) * m.
             for (int y = 0; y < rect.height; ++y) {
                 const double cy = rect.y + y;
-                double row[4];
+                double row[kMaxPolygon + 4];
                 for (int k = 0; k < edges; ++k) row[k] = eb[k] * cy + ec[k];
                 float *dst = r.canvas.ptr<float>(rect.y + y) + static_cast<size_t>(rect.x) * ch;
                 const float *src = warped.ptr<float>(y);

@@ -37,7 +37,7 @@ struct SynthCommand: ParsableCommand {
     func run() throws {
         try reportingErrors {
             if list {
-                (MarkerScenes.names + ImageScenes.names).forEach { print($0) }
+                (MarkerScenes.names + ImageScenes.names + RoomScenes.names).forEach { print($0) }
                 return
             }
             guard let scene, let output else { throw ValidationError("give a scene name and -o FOLDER (or --list)") }
@@ -45,9 +45,14 @@ struct SynthCommand: ParsableCommand {
                 throw ValidationError("--storage must be images, video or both")
             }
             if let frames, frames <= 0 || frames > 100_000 { throw ValidationError("--frames must be 1...100000") }
-            var description = MarkerScenes.names.contains(scene)
-                ? try MarkerScenes.scene(named: scene, frameCount: frames)
-                : try ImageScenes.scene(named: scene, frameCount: frames, width: width, height: height ?? width * 3 / 4)
+            var description: SyntheticScene
+            if MarkerScenes.names.contains(scene) {
+                description = try MarkerScenes.scene(named: scene, frameCount: frames)
+            } else if RoomScenes.names.contains(scene) {
+                description = try RoomScenes.scene(named: scene, frameCount: frames)
+            } else {
+                description = try ImageScenes.scene(named: scene, frameCount: frames, width: width, height: height ?? width * 3 / 4)
+            }
             if let distractors {
                 guard (0...2000).contains(distractors) else { throw ValidationError("--distractors must be 0...2000") }
                 description.distractors = try ImageScenes.distractors(count: distractors)

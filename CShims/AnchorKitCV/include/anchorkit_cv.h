@@ -340,6 +340,17 @@ typedef struct {
     const ak_image *texture;   /* gray or BGR */
     double homography[9];      /* texture px -> image px (row-major), at this instant */
     double gain;               /* multiplies the texture's intensity (lighting on this plane) */
+    /* Optional outline (added later; a zero-initialised layer has none). NULL: the whole texture
+     * is painted, and all of it must map in front of the camera (today's quad). Otherwise
+     * `polygon_count` (3...64) vertices x0, y0, x1, y1, ... in image px of a convex polygon, in
+     * either winding: only the part of the texture inside it is painted. This is how a plane that
+     * extends behind the camera is drawn: clip it against a near plane in 3D, project the clipped
+     * polygon, and pass the homography of the whole plane (still exact in front of the camera).
+     * With a polygon the homography's sign matters: its third row must give w > 0 for texture
+     * points in front of the camera (as K [r1 r2 t] does: w is the depth), since points behind
+     * the camera map to the same pixels with w < 0; every vertex must see the plane in front. */
+    const double *polygon;
+    int polygon_count;
 } ak_layer;
 
 typedef struct {

@@ -1,5 +1,5 @@
 /// A textured rectangle in a synthetic scene: a poster, a printed marker on its paper, a table
-/// top, or an occluder.
+/// top, a floor or wall, or an occluder.
 ///
 /// The plane's frame is the anchor frame of ../shared/FORMATS.md: origin at the centre, +x toward
 /// the texture's right edge, +z toward its bottom edge, +y out of the printed face.
@@ -14,6 +14,48 @@ public struct ScenePlane {
         public var extent: SIMD2<Double>
     }
 
+    /// A surface a plane detector should find (a floor, a table top, a wall): ground truth lists
+    /// it as a plane anchor whose frame is the plane's own (+y, out of the textured face, is the
+    /// normal toward the observed side, as ARKit's plane anchors have it) and whose extent and
+    /// polygon are the rectangle's (or `extent`, centred, when the plane is drawn larger than the
+    /// surface so that its edge hides under a neighbour's).
+    public struct Surface: Sendable {
+        /// ARKit's plane alignments.
+        public enum Alignment: String, Sendable {
+            /// A floor, a table top or a ceiling (normal along gravity).
+            case horizontal
+            /// A wall (normal perpendicular to gravity).
+            case vertical
+        }
+
+        /// The anchor id, `plane/<name>`: stable across frames.
+        public var identifier: String
+        /// Horizontal or vertical.
+        public var alignment: Alignment
+        /// The surface's size along x and z (metres), centred on the plane; nil = the plane's size.
+        public var extent: SIMD2<Double>?
+
+        /// A surface named `name` (the id is `plane/<name>`).
+        public init(name: String, alignment: Alignment, extent: SIMD2<Double>? = nil) {
+            identifier = "plane/\(name)"; self.alignment = alignment; self.extent = extent
+        }
+    }
+
+    /// What of a plane reaches the image at one instant: the homography of the whole plane and,
+    /// when part of the plane is behind the near plane, the outline of the part in front.
+    public struct Projection {
+        /// Texture pixels to image pixels (exact for every point in front of the camera).
+        public var homography: Matrix3
+        /// nil when the whole rectangle is in front of the near plane; otherwise the rectangle
+        /// clipped by the near plane, projected (image pixels, convex).
+        public var polygon: [SIMD2<Double>]?
+    }
+
+    /// Distance in front of the camera (metres, along the viewing axis) where planes are cut:
+    /// floors and walls of a room extend behind the camera, and a projection is only defined in
+    /// front of it. Nothing that close is ever looked at, so the cut is never seen.
+    public static let nearDistance = 0.05
+
     /// The picture, stretched over the whole rectangle.
     public var texture: Image
     /// Width (along x) and height (along z) in metres.
@@ -24,30 +66,81 @@ public struct ScenePlane {
     public var gain: (Double) -> Double
     /// The target on this plane, if any.
     public var target: Target?
+    /// The detectable surface this plane is, if any (ground truth lists it as a plane anchor).
+    public var surface: Surface?
 
     public init(texture: Image, size: SIMD2<Double>, pose: @escaping (Double) -> Transform,
-                gain: @escaping (Double) -> Double = { _ in 1 }, target: Target? = nil) {
+                gain: @escaping (Double) -> Double = { _ in 1 }, target: Target? = nil, surface: Surface? = nil) {
         self.texture = texture; self.size = size; self.pose = pose; self.gain = gain; self.target = target
+        self.surface = surface
     }
 
     /// The homography from texture pixels to image pixels, for a camera at `cameraFromPlane`
     /// (ARKit camera convention) with pinhole intrinsics (distortion is not rendered).
-    /// Returns nil when any corner of the plane is not in front of the camera.
+    /// Returns nil when any corner of the plane is not in front of the camera (see
+    /// ``projection(cameraFromPlane:camera:)`` for planes that extend behind it).
     public func homography(cameraFromPlane t: Transform, camera: CameraIntrinsics) -> Matrix3? {
+        for corner in TargetConvention.corners(width: size.x, height: size.y) {
+            guard CameraConvention.flipped(t.apply(to: corner)).z > 0.01 else { return nil }
+        }
+        return planeHomography(cameraFromPlane: t, camera: camera)
+    }
+
+    /// The homography of the plane's whole (unbounded) surface, wherever its corners are. Its
+    /// third row gives each texture point's depth, so points in front of the camera have w > 0.
+    private func planeHomography(cameraFromPlane t: Transform, camera: CameraIntrinsics) -> Matrix3 {
         // Texture pixel centre (u, v) lies at x = (u + 0.5) / tw * W - W / 2 (and likewise z).
         let tw = Double(texture.width), th = Double(texture.height)
         let a = size.x / tw, b = 0.5 * a - size.x / 2
         let c = size.y / th, d = 0.5 * c - size.y / 2
         let r = t.rotation
-        for corner in TargetConvention.corners(width: size.x, height: size.y) {
-            guard CameraConvention.flipped(t.apply(to: corner)).z > 0.01 else { return nil }
-        }
         // Columns of [R|t] * M, flipped to OpenCV's camera axes, then K.
         let k = camera.matrix
         let c0 = k * CameraConvention.flipped(r.columns.0 * a)
         let c1 = k * CameraConvention.flipped(r.columns.2 * c)
         let c2 = k * CameraConvention.flipped(r.columns.0 * b + r.columns.2 * d + t.translation)
         return Matrix3(columns: (c0, c1, c2))
+    }
+
+    /// How the plane is painted for a camera at `cameraFromPlane`: its homography, and the outline
+    /// of the part in front of the near plane (``nearDistance``) when some of it is behind. nil
+    /// when none of it is in front, or it is seen edge-on.
+    public func projection(cameraFromPlane t: Transform, camera: CameraIntrinsics) -> Projection? {
+        let corners = TargetConvention.corners(width: size.x, height: size.y).map { t.apply(to: $0) }
+        // Exactly the quad path (and so the pixels) of planes entirely in front, as before.
+        if corners.allSatisfy({ -$0.z > Self.nearDistance }), let h = homography(cameraFromPlane: t, camera: camera) {
+            return Projection(homography: h, polygon: nil)
+        }
+        guard let outline = visibleOutline(cameraFromPlane: t, camera: camera, ofTarget: false),
+              ConvexPolygon.area(outline) > 1e-6 else { return nil }
+        return Projection(homography: planeHomography(cameraFromPlane: t, camera: camera), polygon: outline)
+    }
+
+    /// The plane's rectangle (or its target's, `ofTarget`) clipped by the near plane
+    /// (``nearDistance``) and projected to image pixels: a convex polygon, the corners TL, TR, BR,
+    /// BL when nothing is cut. nil when nothing is in front of the near plane.
+    public func visibleOutline(cameraFromPlane t: Transform, camera: CameraIntrinsics, ofTarget: Bool) -> [SIMD2<Double>]? {
+        let extent = ofTarget ? (target?.extent ?? size) : size
+        let corners = TargetConvention.corners(width: extent.x, height: extent.y).map { t.apply(to: $0) }
+        // Sutherland–Hodgman against depth >= near (the camera looks along -z, so depth is -z).
+        let near = Self.nearDistance
+        var kept: [SIMD3<Double>] = []
+        for (i, p) in corners.enumerated() {
+            let q = corners[(i + 1) % corners.count]
+            let dp = -p.z - near, dq = -q.z - near
+            if dp >= 0 { kept.append(p) }
+            if (dp >= 0) != (dq >= 0) { kept.append(p + (q - p) * (dp / (dp - dq))) }
+        }
+        let points = kept.compactMap { camera.project($0) }
+        return points.count >= 3 && points.count == kept.count ? points : nil
+    }
+
+    /// True when `other` lies on this plane at time t (parallel within ~2.5° and within 1 cm):
+    /// a poster on a wall, a marker on a table top. It hides nothing of the surface.
+    public func isCoplanar(with other: ScenePlane, at t: Double) -> Bool {
+        let a = pose(t), b = other.pose(t)
+        let n = a.rotation.columns.1
+        return abs(dot(n, b.rotation.columns.1)) > 0.999 && abs(dot(n, b.translation - a.translation)) < 0.01
     }
 
     /// The projected corners of the plane (or of its target, `ofTarget`), TL, TR, BR, BL.

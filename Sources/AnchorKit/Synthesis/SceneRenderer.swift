@@ -5,9 +5,25 @@ import AnchorKitCV
 public final class SceneRenderer {
     /// One textured plane at one instant: `homography` maps texture pixels to image pixels.
     public struct Layer {
+        /// The picture painted (gray or BGR).
         public var texture: Image
+        /// Texture pixels (centres at integers) to image pixels, at this instant. With a
+        /// `polygon` its sign matters: the third row must be the depth (positive in front of the
+        /// camera), as ``ScenePlane/projection(cameraFromPlane:camera:)`` gives it.
         public var homography: Matrix3
+        /// Brightness factor (lighting on this plane; 1 = as printed).
         public var gain: Double
+        /// nil: the whole texture is painted, and all of it must be in front of the camera.
+        /// Otherwise a convex polygon in image pixels (3–64 vertices, either winding): only the
+        /// part of the texture inside it is painted (an empty polygon paints nothing). This
+        /// draws a plane that extends behind the camera: its rectangle clipped by a near plane
+        /// in 3D and projected (``ScenePlane/projection(cameraFromPlane:camera:)``).
+        public var polygon: [SIMD2<Double>]?
+
+        /// A layer; without `polygon`, the whole texture (which must be in front of the camera).
+        public init(texture: Image, homography: Matrix3, gain: Double, polygon: [SIMD2<Double>]? = nil) {
+            self.texture = texture; self.homography = homography; self.gain = gain; self.polygon = polygon
+        }
     }
 
     /// Lighting and sensor effects applied once per frame.
@@ -35,17 +51,28 @@ public final class SceneRenderer {
     /// exposure (painted in order, later layers in front); the moments are averaged.
     public func render(instants: [[Layer]], background: Double, finish: Finish) throws -> Image {
         try NativeError.check(ak_renderer_begin(handle, background), "render")
-        for layers in instants {
-            var raw = layers.map { l -> ak_layer in
-                var layer = ak_layer()
-                layer.texture = l.texture.handle
-                let h = l.homography.rowMajor
-                layer.homography = (h[0], h[1], h[2], h[3], h[4], h[5], h[6], h[7], h[8])
-                layer.gain = l.gain
-                return layer
-            }
-            _ = try withExtendedLifetime(layers) {
-                try NativeError.check(ak_renderer_add_instant(handle, &raw, Int32(raw.count)), "render")
+        for var layers in instants {
+            layers.removeAll { $0.polygon?.isEmpty == true }  // an empty polygon paints nothing
+            // All polygons of the instant in one buffer, which outlives the call.
+            let outlines = layers.flatMap { ($0.polygon ?? []).flatMap { [$0.x, $0.y] } }
+            try outlines.withUnsafeBufferPointer { buffer in
+                var offset = 0
+                var raw = layers.map { l -> ak_layer in
+                    var layer = ak_layer()
+                    layer.texture = l.texture.handle
+                    let h = l.homography.rowMajor
+                    layer.homography = (h[0], h[1], h[2], h[3], h[4], h[5], h[6], h[7], h[8])
+                    layer.gain = l.gain
+                    if let polygon = l.polygon {
+                        layer.polygon = buffer.baseAddress.map { $0 + offset }
+                        layer.polygon_count = Int32(polygon.count)
+                        offset += 2 * polygon.count
+                    }
+                    return layer
+                }
+                _ = try withExtendedLifetime(layers) {
+                    try NativeError.check(ak_renderer_add_instant(handle, &raw, Int32(raw.count)), "render")
+                }
             }
         }
         var p = ak_finish_params(gain: finish.gain, bias: finish.bias, noise_sigma: finish.readNoise,

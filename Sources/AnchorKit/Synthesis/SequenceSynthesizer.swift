@@ -58,6 +58,7 @@ public struct SequenceSynthesizer {
         let gtWorldFromScene = Self.gravityAlignedWorld(firstCamera: scene.path.pose(at: 0))
         let encoder = JSONEncoder()
         encoder.outputFormatting = .sortedKeys  // byte-identical output on every run
+        let planes = scene.allPlanes
 
         for i in 0..<scene.frameCount {
             let t = Double(i) / scene.framesPerSecond
@@ -65,10 +66,13 @@ public struct SequenceSynthesizer {
             let k = max(1, scene.instantsPerExposure)
             let instants: [[SceneRenderer.Layer]] = (0..<k).map { s in
                 let ts = t + exposure * ((Double(s) + 0.5) / Double(k) - 0.5)
-                let cameraFromScene = scene.path.pose(at: ts).inverse
-                return scene.planes.compactMap { plane in
-                    plane.homography(cameraFromPlane: cameraFromScene * plane.pose(ts), camera: camera).map {
-                        SceneRenderer.Layer(texture: plane.texture, homography: $0, gain: plane.gain(ts))
+                let sceneFromCamera = scene.path.pose(at: ts)
+                let cameraFromScene = sceneFromCamera.inverse
+                return scene.paintOrder(eye: sceneFromCamera.translation).compactMap { index in
+                    let plane = planes[index]
+                    return plane.projection(cameraFromPlane: cameraFromScene * plane.pose(ts), camera: camera).map {
+                        SceneRenderer.Layer(texture: plane.texture, homography: $0.homography, gain: plane.gain(ts),
+                                            polygon: $0.polygon)
                     }
                 }
             }
@@ -111,7 +115,7 @@ public struct SequenceSynthesizer {
     /// Writes `targets/<name>.jpg` for every image target in the scene and every distractor, and
     /// returns their sequence.json entries (targets first).
     private func writeReferenceImages(_ scene: SyntheticScene, into folder: String) throws -> [SequenceDescription.ImageTarget] {
-        let planes = scene.planes.compactMap { p in p.target.flatMap { $0.kind == .image ? (p.texture, $0.name, $0.extent.x) : nil } }
+        let planes = scene.allPlanes.compactMap { p in p.target.flatMap { $0.kind == .image ? (p.texture, $0.name, $0.extent.x) : nil } }
         let all = planes + scene.distractors.map { ($0.image, $0.name, $0.physicalWidth) }
         guard !all.isEmpty else { return [] }
         try FileManager.default.createDirectory(atPath: folder + "/targets", withIntermediateDirectories: true)
@@ -124,32 +128,68 @@ public struct SequenceSynthesizer {
 
     private struct GravityLine: Encodable { let frame: Int; let gravity: [Double] }
 
-    /// The ground-truth line of frame `i`: every target with its pose, corners and visibility.
+    /// The ground-truth line of frame `i`: every target with its pose, corners and visibility,
+    /// and every surface (``ScenePlane/Surface``) as a plane anchor with its coverage.
+    ///
+    /// Occlusion is approximate: from the area of a target (or surface) in the image, the areas
+    /// of its intersections with each plane painted after it are subtracted one by one, so parts
+    /// hidden by two occluders at once are counted twice (the result is clamped at 0). Targets
+    /// are not occluders of targets (posters side by side, markers on a table), nor are planes
+    /// lying on a surface occluders of that surface (a poster is part of its wall).
     func groundTruth(_ scene: SyntheticScene, frame i: Int, time t: Double, gtWorldFromScene: Transform) -> FrameUpdate {
         let worldFromCamera = scene.path.pose(at: t)
         let cameraFromScene = worldFromCamera.inverse
         let image = ConvexPolygon.imageRectangle(width: scene.camera.width, height: scene.camera.height)
+        let planes = scene.allPlanes
+        let order = scene.paintOrder(eye: worldFromCamera.translation)
+        var rank: [Int: Int] = [:]  // position in the painting order; none for planes not painted now
+        for (k, p) in order.enumerated() { rank[p] = k }
+        var outlines: [Int: [SIMD2<Double>]?] = [:]
+        func outline(_ p: Int) -> [SIMD2<Double>]? {
+            if let known = outlines[p] { return known }
+            let o = planes[p].visibleOutline(cameraFromPlane: cameraFromScene * planes[p].pose(t), camera: scene.camera, ofTarget: false)
+            outlines[p] = o
+            return o
+        }
         var anchors: [Anchor] = []
-        for (p, plane) in scene.planes.enumerated() {
-            guard let target = plane.target else { continue }
-            let cameraFromPlane = cameraFromScene * plane.pose(t)
-            let corners = plane.projectedCorners(cameraFromPlane: cameraFromPlane, camera: scene.camera, ofTarget: true)
-            var visible = 0.0
-            if let corners, ConvexPolygon.signedArea(corners) != 0 {
-                let inImage = ConvexPolygon.clip(corners, by: image)
-                var area = ConvexPolygon.area(inImage)
-                for occluder in scene.planes[(p + 1)...] where occluder.target == nil {
-                    if let o = occluder.projectedCorners(cameraFromPlane: cameraFromScene * occluder.pose(t),
-                                                         camera: scene.camera, ofTarget: false) {
-                        area -= ConvexPolygon.area(ConvexPolygon.clip(inImage, by: o))
+        for (p, plane) in planes.enumerated() {
+            if let target = plane.target {
+                let cameraFromPlane = cameraFromScene * plane.pose(t)
+                let corners = plane.projectedCorners(cameraFromPlane: cameraFromPlane, camera: scene.camera, ofTarget: true)
+                var visible = 0.0
+                if let r = rank[p], let corners, ConvexPolygon.signedArea(corners) != 0 {
+                    let inImage = ConvexPolygon.clip(corners, by: image)
+                    var area = ConvexPolygon.area(inImage)
+                    for o in order[(r + 1)...] where planes[o].target == nil {
+                        if let occluder = outline(o) { area -= ConvexPolygon.area(ConvexPolygon.clip(inImage, by: occluder)) }
                     }
+                    visible = max(0, min(1, area / ConvexPolygon.area(corners)))
                 }
-                visible = max(0, min(1, area / ConvexPolygon.area(corners)))
+                anchors.append(Anchor(
+                    identifier: target.identifier, kind: target.kind, name: target.name, isTracked: visible > 0,
+                    transform: gtWorldFromScene * plane.pose(t), extent: target.extent,
+                    corners: visible > 0 ? corners : nil, visible: (visible * 1e4).rounded() / 1e4))
             }
-            anchors.append(Anchor(
-                identifier: target.identifier, kind: target.kind, name: target.name, isTracked: visible > 0,
-                transform: gtWorldFromScene * plane.pose(t), extent: target.extent,
-                corners: visible > 0 ? corners : nil, visible: (visible * 1e4).rounded() / 1e4))
+            if let surface = plane.surface {
+                var coverage = 0.0
+                if let r = rank[p], let own = outline(p) {
+                    let inImage = ConvexPolygon.clip(own, by: image)
+                    var area = ConvexPolygon.area(inImage)
+                    if area > 0 {
+                        for o in order[(r + 1)...] where !plane.isCoplanar(with: planes[o], at: t) {
+                            if let occluder = outline(o) { area -= ConvexPolygon.area(ConvexPolygon.clip(inImage, by: occluder)) }
+                        }
+                    }
+                    coverage = max(0, min(1, area / ConvexPolygon.area(image)))
+                }
+                coverage = (coverage * 1e4).rounded() / 1e4
+                let extent = surface.extent ?? plane.size
+                let polygon = TargetConvention.corners(width: extent.x, height: extent.y).map { SIMD2($0.x, $0.z) }
+                anchors.append(Anchor(
+                    identifier: surface.identifier, kind: .plane, isTracked: coverage > 0,
+                    transform: gtWorldFromScene * plane.pose(t), extent: extent, alignment: surface.alignment.rawValue,
+                    polygon: polygon, coverage: coverage))
+            }
         }
         return FrameUpdate(frame: i, time: t, camera: CameraState(transform: gtWorldFromScene * worldFromCamera), anchors: anchors)
     }
