@@ -84,3 +84,43 @@ import Testing
         #expect(drift < 1.0, "the poster's anchor wandered \(drift) cm")
     }
 }
+
+/// Visual odometry on the committed room walk (rendered, mp4) and on frames with nothing to
+/// follow. Debug builds are slow, so the walk is cut to its first 120 frames.
+@Suite("Visual odometry") struct VisualOdometryTests {
+    @Test func roomWalkIsTrackedMetricAndAccurate() throws {
+        let sequence = try RecordedSequence(folder: Paths.dataset("room-walk"))
+        let truth = try #require(try sequence.groundTruth())
+        var configuration = try Configuration(sequence: sequence)
+        configuration.worldTracking = .visualOdometry(VisualOdometry.Parameters())
+        configuration.gravity = try GravityFile.read(contentsOf: sequence.resolve("gravity.jsonl"))
+        let session = try Session(configuration: configuration)
+        let frames = try sequence.openFrames()
+        var updates: [FrameUpdate] = []
+        while updates.count < 120, let frame = try frames.nextFrame() { updates.append(try session.process(frame)) }
+        let world = try #require(TrajectoryScorer().score(reported: updates, truth: Array(truth.prefix(120))))
+        #expect(try #require(world.frameOfFirstNormal) <= 15, "normal tracking from frame \(world.frameOfFirstNormal ?? -1)")
+        #expect(world.losses == 0)
+        #expect(world.alignment == "rigid", "the posters and markers make the world metric")
+        #expect(try #require(world.absoluteTrajectoryErrorPercent) < 2)
+        #expect(abs(try #require(world.metricScaleErrorPercent)) < 3)
+        // Gravity alignment: the first camera's heading has no sideways part, +y is up.
+        let first = try #require(updates.first { $0.camera.trackingState == .normal })
+        let gravity = try #require(configuration.gravity?[first.frame])
+        #expect(isNear(normalize(first.camera.transform.rotation * gravity), SIMD3(0, -1, 0), 0.02))
+    }
+
+    @Test func blackAndFeaturelessFramesSayWhy() throws {
+        let camera = MarkerScenes.standardCamera(width: 320, height: 240)
+        let renderer = try SceneRenderer(width: 320, height: 240)
+        var finish = SceneRenderer.Finish()
+        finish.readNoise = 0; finish.shotNoise = 0
+        let odometry = VisualOdometry(camera: camera)
+        for (n, level) in [0.0, 0.0, 128.0, 128.0].enumerated() {
+            let image = try renderer.render(instants: [[]], background: level, finish: finish)
+            let location = try odometry.locate(Frame(index: n, time: Double(n) / 30, image: image), landmarks: [])
+            #expect(location.worldFromCamera == nil)
+            #expect(location.trackingState == .limited(level == 0 ? .lowLight : .insufficientFeatures))
+        }
+    }
+}

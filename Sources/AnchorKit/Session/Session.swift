@@ -53,12 +53,15 @@ public final class Session {
 
         var events = AnchorEvents()
         var seen = Set<String>()
-        for o in observations {
+        let locked = world != nil && camera.trackingState == .normal && camera.scale == .metric
+        // In a metric map, a target's distance follows the map points on it (many views) rather
+        // than its single view, so that its place in the world does not wander.
+        let mapPoints = locked ? world!.trackedPoints : []
+        for var o in observations {
             seen.insert(o.identifier)
+            if locked { o = TargetDepth.corrected(o, points: mapPoints, camera: configuration.camera) }
             var worldFromAnchor = camera.transform * o.cameraFromAnchor
-            if world != nil, camera.trackingState == .normal, camera.scale == .metric {
-                worldFromAnchor = fusion.fuse(o.identifier, worldFromAnchor)
-            }
+            if locked { worldFromAnchor = fusion.fuse(o.identifier, worldFromAnchor, cameraPosition: camera.transform.translation) }
             let anchor = Anchor(identifier: o.identifier, kind: o.kind, name: o.name, isTracked: true,
                                 transform: worldFromAnchor, extent: o.extent, corners: o.corners)
             if let i = indexByIdentifier[o.identifier] {

@@ -1,10 +1,6 @@
-/// Finds the unit of a monocular odometry's world from targets of known size.
-///
-/// A marker or image pose is metric, so the depth of the target's plane along any pixel's ray
-/// is known in metres. The odometry's map points seen inside the target's outline lie on that
-/// plane (they are features of the printed target), and their depths are known in the map's
-/// unit: each such point gives the ratio metres / map unit. The median of many ratios from
-/// several frames is the scale, accepted once they agree.
+/// Finds the unit of a monocular odometry's world from targets of known size: every map point
+/// seen on a target gives the ratio metres / map unit (``TargetDepth``); the median of many
+/// ratios from several frames is the scale, accepted once they agree.
 struct ScaleEstimator {
     /// Ratios and frames needed before the scale is trusted.
     var minimumRatios = 40
@@ -25,17 +21,9 @@ struct ScaleEstimator {
         guard !done, !points.isEmpty else { return nil }
         var added = 0
         for o in observations {
-            guard let corners = o.corners, corners.count == 4 else { continue }
-            let normal = o.cameraFromAnchor.rotation * SIMD3(0, 1, 0)
-            let offset = dot(normal, o.cameraFromAnchor.translation)
-            for p in points where ConvexPolygon.contains(corners, p.pixel) {
-                // The pixel's ray in ARKit camera space, scaled so that its depth (-z) is 1.
-                let ray = SIMD3((p.pixel.x - camera.cx) / camera.fx, -(p.pixel.y - camera.cy) / camera.fy, -1)
-                let along = dot(normal, ray)
-                guard abs(along) > 1e-6, p.depth > 0 else { continue }
-                let depth = offset / along
-                if depth > 0 { ratios.append(depth / p.depth); added += 1 }
-            }
+            let r = TargetDepth.ratios(o, points: points, camera: camera)
+            ratios += r
+            added += r.count
         }
         if added > 0 { frames += 1 }
         guard ratios.count >= minimumRatios, frames >= minimumFrames, let median = Summary(ratios)?.median,
