@@ -172,6 +172,8 @@ ak_status check_image(const char *fn, const ak_image *image, const char *what) n
 ak_status check_readable_file(const char *fn, const char *path) noexcept;
 
 // A camera with positive, finite focal lengths and finite centre and distortion (pose.cpp).
+// Pinhole intrinsics: positive finite focal lengths, a finite principal point.
+ak_status check_pinhole(const char *fn, double fx, double fy, double cx, double cy) noexcept;
 ak_status check_camera(const char *fn, const ak_camera *camera) noexcept;
 
 // Pose of planar object points (z = 0) from their pixels with cv::solvePnPGeneric(flag), an IPPE

@@ -12,12 +12,16 @@ using namespace akcv;
 
 namespace akcv {
 
+ak_status check_pinhole(const char *fn, double fx, double fy, double cx, double cy) noexcept {
+    if (!std::isfinite(fx) || !std::isfinite(fy) || fx <= 0 || fy <= 0)
+        return fail(AK_ERR_ARGUMENT, fn, "fx and fy must be positive and finite, got %g, %g", fx, fy);
+    if (!std::isfinite(cx) || !std::isfinite(cy)) return fail(AK_ERR_ARGUMENT, fn, "cx and cy must be finite");
+    return AK_OK;
+}
+
 ak_status check_camera(const char *fn, const ak_camera *camera) noexcept {
     if (!camera) return fail(AK_ERR_ARGUMENT, fn, "camera is NULL");
-    if (!std::isfinite(camera->fx) || !std::isfinite(camera->fy) || camera->fx <= 0 || camera->fy <= 0)
-        return fail(AK_ERR_ARGUMENT, fn, "fx and fy must be positive and finite, got %g, %g", camera->fx, camera->fy);
-    if (!std::isfinite(camera->cx) || !std::isfinite(camera->cy))
-        return fail(AK_ERR_ARGUMENT, fn, "cx and cy must be finite");
+    if (ak_status s = check_pinhole(fn, camera->fx, camera->fy, camera->cx, camera->cy)) return s;
     for (double k : camera->distortion)
         if (!std::isfinite(k)) return fail(AK_ERR_ARGUMENT, fn, "distortion coefficients must be finite");
     return AK_OK;

@@ -51,11 +51,7 @@ struct Pose {
 
 ak_status check_pinhole(const char *fn, const ak_pinhole *camera) noexcept {
     if (!camera) return fail(AK_ERR_ARGUMENT, fn, "camera is NULL");
-    if (!std::isfinite(camera->fx) || !std::isfinite(camera->fy) || camera->fx <= 0 || camera->fy <= 0)
-        return fail(AK_ERR_ARGUMENT, fn, "fx and fy must be positive and finite, got %g, %g", camera->fx, camera->fy);
-    if (!std::isfinite(camera->cx) || !std::isfinite(camera->cy))
-        return fail(AK_ERR_ARGUMENT, fn, "cx and cy must be finite");
-    return AK_OK;
+    return akcv::check_pinhole(fn, camera->fx, camera->fy, camera->cx, camera->cy);
 }
 
 ak_status check_count(const char *fn, int count, const char *what) noexcept {

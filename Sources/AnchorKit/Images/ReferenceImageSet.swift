@@ -19,8 +19,9 @@ public final class ReferenceImageSet: @unchecked Sendable {
         index = try FeatureIndex(references: images.map(\.features), kind: indexKind ?? (images.count >= Self.lshThreshold ? .lsh : .bruteForce))
     }
 
-    /// From this many references on, the default index is LSH.
-    public static let lshThreshold = 20
+    /// From this many references on, the default index is LSH: one picture's descriptors are few
+    /// enough for brute force, but with a few the exhaustive search dominates idle frames.
+    public static let lshThreshold = 2
 
     /// Loads the `images` of a sequence description, resolving files against `folder`.
     public convenience init(targets: [SequenceDescription.ImageTarget], folder: String) throws {
