@@ -203,6 +203,28 @@ struct CLITests {
 
     // MARK: Bad input
 
+    /// `--world` with recorded poses (the ground truth's): a metric world, scored with the
+    /// trajectory rows; a malformed pose file or `--poses` without `--world` is refused.
+    @Test func worldTrackingWithRecordedPoses() async throws {
+        let out = TemporaryFolder()
+        let output = out.file("world.jsonl")
+        let sequence = Paths.dataset("markers-aruco-table")
+        let r = try await Self.run(["track", sequence, "--world", "--poses", sequence + "/groundtruth.jsonl", "-o", output])
+        #expect(r.status == 0, "stderr: \(r.stderr)")
+        #expect(r.stdout.contains("camera normal in 120 frames (scale metric)"), "stdout: \(r.stdout)")
+        let s = try await Self.run(["score", sequence, output])
+        for row in ["ATE RMS (m)", "time to normal (s)", "tracking lost / regained", "drift marker/DICT_4X4_50/7 (cm)"] {
+            #expect(s.stdout.contains(row), "no \"\(row)\" row in:\n\(s.stdout)")
+        }
+        let bad = try out.write("poses.jsonl", "{\"frame\": 0, \"transform\": [1, 2]}\n")
+        let b = try await Self.run(["track", sequence, "--world", "--poses", bad, "-o", out.file("bad.jsonl")])
+        #expect(b.status != 0 && b.stderrLines.count == 1 && b.stderr.contains(bad) && b.stderr.contains("16 numbers"),
+                "stderr: \(b.stderr)")
+        let c = try await Self.run(["track", sequence, "--poses", bad, "-o", out.file("bad.jsonl")])
+        #expect(c.status != 0 && c.stderr.contains("need --world"), "stderr: \(c.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: out.file("bad.jsonl")))
+    }
+
     @Test func missingInput() async throws {
         let out = TemporaryFolder()
         let input = TemporaryFolder().file("no-such-sequence")
