@@ -58,20 +58,26 @@ public struct TrajectoryScorer {
             wasNormal = normal
         }
 
-        // World-locked anchors: spread of each static target's reported position, metric frames.
+        // World-locked anchors, metric frames: where each one is put relative to the real target,
+        // as the camera sees it (the reported camera_from_anchor against the true one, turned
+        // into the true world's axes). Its change over the walk is the drift: content on the
+        // anchor sliding off the target; its size is the error. Neither depends on the alignment.
         var drift: [String: Double] = [:], anchorError: [String: Double] = [:]
-        var firstPosition: [String: SIMD3<Double>] = [:]
+        var firstOffset: [String: SIMD3<Double>] = [:]
         for line in metric {
+            guard let gtLine = truthByFrame[line.frame] else { continue }
             for a in line.anchors where a.isTracked && a.kind != .plane {
-                let p = fit.apply(to: a.transform.translation)
-                if let first = firstPosition[a.identifier] {
-                    drift[a.identifier] = max(drift[a.identifier] ?? 0, length(p - first))
+                guard let gt = gtLine.anchor(a.identifier) else { continue }
+                let reported = line.camera.cameraFrom(a.transform).translation
+                let actual = gtLine.camera.cameraFrom(gt.transform).translation
+                let offset = gtLine.camera.transform.rotation * (reported - actual)
+                if let first = firstOffset[a.identifier] {
+                    drift[a.identifier] = max(drift[a.identifier] ?? 0, length(offset - first))
                 } else {
-                    firstPosition[a.identifier] = p
+                    firstOffset[a.identifier] = offset
+                    drift[a.identifier] = 0
                 }
-                if let gt = truthByFrame[line.frame]?.anchor(a.identifier) {
-                    anchorError[a.identifier] = max(anchorError[a.identifier] ?? 0, length(p - gt.transform.translation))
-                }
+                anchorError[a.identifier] = max(anchorError[a.identifier] ?? 0, length(offset))
             }
         }
         return TrajectoryScore(
@@ -112,8 +118,10 @@ public struct TrajectoryScore: Codable, Sendable {
     /// Times tracking fell from `normal`, and came back to it.
     public var losses: Int
     public var regains: Int
-    /// Per static anchor, over metric frames: the largest distance of its reported world
-    /// position from the first one (drift), and from the truth after the alignment (error), cm.
+    /// Per static anchor, over metric frames, cm: its misplacement is the reported anchor's
+    /// position relative to the camera minus the true one (in the true world's axes). Drift is
+    /// the largest change of that misplacement from the first frame (how far content on the
+    /// anchor slides across the real target), error its largest size.
     public var anchorDriftCentimetres: [String: Double]
     public var anchorErrorCentimetres: [String: Double]
 

@@ -57,11 +57,14 @@ public final class Session {
         // In a metric map, a target's distance follows the map points on it (many views) rather
         // than its single view, so that its place in the world does not wander.
         let mapPoints = locked ? world!.trackedPoints : []
-        for var o in observations {
-            seen.insert(o.identifier)
-            if locked { o = TargetDepth.corrected(o, points: mapPoints, camera: configuration.camera) }
+        for o in observations {
             var worldFromAnchor = camera.transform * o.cameraFromAnchor
-            if locked { worldFromAnchor = fusion.fuse(o.identifier, worldFromAnchor, cameraPosition: camera.transform.translation) }
+            if locked {
+                // World-locked anchors are placed once their fused position is certain enough.
+                guard let placed = place(o, camera: camera, mapPoints: mapPoints) else { continue }
+                worldFromAnchor = placed
+            }
+            seen.insert(o.identifier)
             let anchor = Anchor(identifier: o.identifier, kind: o.kind, name: o.name, isTracked: true,
                                 transform: worldFromAnchor, extent: o.extent, corners: o.corners)
             if let i = indexByIdentifier[o.identifier] {
@@ -79,6 +82,20 @@ public final class Session {
             events.updated.append(anchors[i])
         }
         return FrameUpdate(frame: frame.index, time: frame.time, camera: camera, anchors: anchors, events: events)
+    }
+
+    /// Adds a metric observation to its anchor's fused world pose; the pose once placed. The
+    /// target's distance comes from the map points on it when there are enough (then good to
+    /// about 1 %), else from its apparent size.
+    private func place(_ o: TargetObservation, camera: CameraState, mapPoints: [TrackedPoint]) -> Transform? {
+        let corrected = TargetDepth.corrected(o, points: mapPoints, camera: configuration.camera)
+        let used = corrected ?? o
+        let worldFromAnchor = camera.transform * used.cameraFromAnchor
+        let size = (o.corners.map { ConvexPolygon.area($0) } ?? 0).squareRoot()
+        let observation = fusion.observation(
+            worldFromAnchor, cameraPosition: camera.transform.translation, focal: configuration.camera.fx, sizePixels: size,
+            depthSigma: corrected == nil ? nil : 0.01 * length(used.cameraFromAnchor.translation))
+        return fusion.fuse(o.identifier, rotation: worldFromAnchor.rotation, observation)
     }
 
     /// The camera of `frame` in the session's world: the world tracker's pose, aligned to
@@ -114,13 +131,13 @@ public final class Session {
     }
 
     /// Corners of world-locked anchors seen in this frame, in the world tracker's own world
-    /// (before the gravity alignment): only anchors fused from several metric observations.
+    /// (before the gravity alignment): only anchors already placed.
     private func landmarks(_ observations: [TargetObservation]) -> [Landmark] {
         guard let alignment, scale == nil || scale!.isMetric else { return [] }
         let trackerFromWorld = alignment.inverse
         var out: [Landmark] = []
         for o in observations {
-            guard let corners = o.corners, let fused = fusion.settled(o.identifier) else { continue }
+            guard let corners = o.corners, let fused = fusion.placed(o.identifier) else { continue }
             let model = TargetConvention.corners(width: o.extent.x, height: o.extent.y)
             for (p, pixel) in zip(model, corners) {
                 out.append(Landmark(position: trackerFromWorld.apply(to: fused.apply(to: p)), pixel: pixel))

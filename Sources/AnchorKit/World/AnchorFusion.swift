@@ -1,88 +1,124 @@
 /// Keeps world-locked anchors still. A single view places a target precisely across its line of
-/// sight but poorly along it (its distance comes from its apparent size). So each observation's
-/// position counts fully across the viewing ray and only weakly along it, and the fused
-/// position is the weighted least-squares point of all recent observations: seen from several
-/// directions, the target is in effect triangulated. The rotation is their running average on
-/// the manifold. Once settled, observations far from the estimate are set aside; several in a
-/// row mean the target was moved, and a new estimate starts from them.
+/// sight but poorly along it: its distance comes from its apparent size, so its depth error
+/// grows with distance over size in pixels. Each observation therefore counts with its own
+/// uncertainty — small across the viewing ray, larger along it — and the fused position is the
+/// weighted least-squares point of all recent observations: seen from several directions, the
+/// target is in effect triangulated. The rotation is their running average on the manifold.
+///
+/// An anchor is ``placed(_:)`` once the fused position is known to ``placementSigma`` along
+/// every direction, so that content put on it does not have to move later; from then on it is
+/// locked, and its views refine the camera instead (``Landmark``). Views far from a placed
+/// anchor, several in a row, mean the target was moved: a new estimate starts from them.
 struct AnchorFusion {
-    /// Weight of the along-the-ray error relative to the across-the-ray one: (σ_across/σ_along)²
-    /// for a depth about ten times less certain than the position across the ray.
-    var alongRayWeight = 0.01
-    /// Set-aside limits once settled: distance across the ray and along it (metres), angle.
-    var gateAcross = 0.04, gateAlong = 0.20
+    /// One observation's uncertainty: across the ray σ = distance · `lateralPixels` / f, along it
+    /// σ = distance · `cornerPixels` · √2 / (target size in pixels), at least `minimumSigma`.
+    var lateralPixels = 0.5
+    var cornerPixels = 1.0
+    var minimumSigma = 0.002
+    /// A placed anchor's largest standard deviation, metres.
+    var placementSigma = 0.02
+    /// Set-aside limits once placed, in standard deviations of the observation (and an angle).
+    var gateSigmas = 4.0
     var gateAngle = 4.0 * Double.pi / 180
     /// Set-aside observations in a row that mean the target moved.
     var movedAfter = 5
     /// Observations kept per anchor.
     var memory = 60
-    /// Observations before the estimate is trusted (as a landmark, and for gating).
-    var settledCount = 10
 
-    private struct Sample { var position: SIMD3<Double>; var ray: SIMD3<Double> }
+    /// One view of a target: its world position and the uncertainty of that position.
+    struct Observation {
+        /// World position of the target's centre, metres.
+        var position: SIMD3<Double>
+        /// Unit vector from the camera centre to the target.
+        var ray: SIMD3<Double>
+        /// Standard deviations across and along the ray, metres.
+        var across: Double, along: Double
+    }
+
     private struct State {
-        var samples: [Sample]
+        var samples: [Observation]
         var rotation: Matrix3
         var count: Int
-        var rejected: [(Transform, Sample)] = []
+        var rejected: [(Matrix3, Observation)] = []
         var estimate: SIMD3<Double>
+        var sigma: Double
     }
     private var states: [String: State] = [:]
 
-    /// The fused `world_from_anchor` of an anchor seen at least ``settledCount`` times, or nil.
-    func settled(_ identifier: String) -> Transform? {
-        guard let s = states[identifier], s.count >= settledCount else { return nil }
-        return Transform(rotation: s.rotation, translation: s.estimate)
+    /// The observation of a target of apparent size `sizePixels` (the square root of its area
+    /// in the image) at world pose `worldFromAnchor`, by a camera centred at `cameraPosition`
+    /// with focal length `focal` (pixels). `depthSigma` overrides the along-ray uncertainty (a
+    /// distance measured by other means, e.g. map points on the target).
+    func observation(_ worldFromAnchor: Transform, cameraPosition: SIMD3<Double>, focal: Double, sizePixels: Double,
+                     depthSigma: Double? = nil) -> Observation {
+        let offset = worldFromAnchor.translation - cameraPosition
+        let distance = length(offset)
+        let across = max(minimumSigma, distance * lateralPixels / focal)
+        let along = max(minimumSigma, depthSigma ?? distance * cornerPixels * 2.0.squareRoot() / max(sizePixels, 1))
+        return Observation(position: worldFromAnchor.translation, ray: distance > 1e-9 ? offset / distance : SIMD3(0, 0, 1),
+                           across: across, along: max(across, along))
     }
 
-    /// The fused `world_from_anchor` after adding `worldFromAnchor`, seen by a camera whose
-    /// centre is `cameraPosition` (world).
-    mutating func fuse(_ identifier: String, _ worldFromAnchor: Transform, cameraPosition: SIMD3<Double>) -> Transform {
-        let offset = worldFromAnchor.translation - cameraPosition
-        let sample = Sample(position: worldFromAnchor.translation, ray: length(offset) > 1e-9 ? normalize(offset) : SIMD3(0, 0, 1))
+    /// The fused `world_from_anchor` once placed (nil before), after adding an observation.
+    mutating func fuse(_ identifier: String, rotation: Matrix3, _ o: Observation) -> Transform? {
         guard var s = states[identifier] else {
-            states[identifier] = State(samples: [sample], rotation: worldFromAnchor.rotation, count: 1, estimate: sample.position)
-            return worldFromAnchor
+            let sigma = o.along
+            states[identifier] = State(samples: [o], rotation: rotation, count: 1, estimate: o.position, sigma: sigma)
+            return placed(identifier)
         }
-        let d = sample.position - s.estimate
-        let along = abs(dot(d, sample.ray)), across = length(d - sample.ray * dot(d, sample.ray))
-        let far = s.count >= settledCount
-            && (across > gateAcross || along > gateAlong
-                || (s.rotation.transposed * worldFromAnchor.rotation).rotationAngle > gateAngle)
+        let d = o.position - s.estimate
+        let along = dot(d, o.ray), across = length(d - o.ray * along)
+        let far = s.sigma <= placementSigma
+            && (across > gateSigmas * max(o.across, s.sigma) || abs(along) > gateSigmas * max(o.along, s.sigma)
+                || (s.rotation.transposed * rotation).rotationAngle > gateAngle)
         if far {
-            s.rejected.append((worldFromAnchor, sample))
+            s.rejected.append((rotation, o))
             if s.rejected.count >= movedAfter {
                 let recent = s.rejected
-                s = State(samples: recent.map(\.1), rotation: recent.last!.0.rotation, count: recent.count, estimate: sample.position)
-                s.estimate = solve(s.samples)
+                s = State(samples: recent.map(\.1), rotation: recent.last!.0, count: recent.count, estimate: o.position, sigma: .infinity)
+                (s.estimate, s.sigma) = Self.solve(s.samples)
             }
             states[identifier] = s
-            return Transform(rotation: s.rotation, translation: s.estimate)
+            return placed(identifier)
         }
         s.rejected = []
-        s.samples.append(sample)
+        // Once placed the anchor is locked: later views refine the camera (as landmarks), not it.
+        if s.sigma <= placementSigma {
+            states[identifier] = s
+            return placed(identifier)
+        }
+        s.samples.append(o)
         if s.samples.count > memory { s.samples.removeFirst() }
         s.count += 1
         let n = Double(min(s.count, memory))
-        s.rotation = (s.rotation * Matrix3.exp((s.rotation.transposed * worldFromAnchor.rotation).log / n)).orthonormalized
-        s.estimate = solve(s.samples)
+        s.rotation = (s.rotation * Matrix3.exp((s.rotation.transposed * rotation).log / n)).orthonormalized
+        (s.estimate, s.sigma) = Self.solve(s.samples)
         states[identifier] = s
+        return placed(identifier)
+    }
+
+    /// The fused `world_from_anchor` of a placed anchor, or nil.
+    func placed(_ identifier: String) -> Transform? {
+        guard let s = states[identifier], s.sigma <= placementSigma else { return nil }
         return Transform(rotation: s.rotation, translation: s.estimate)
     }
 
-    /// argmin Σ (x − p)ᵀ W (x − p) with W = I − (1 − w) u uᵀ per sample (u its ray).
-    private func solve(_ samples: [Sample]) -> SIMD3<Double> {
-        var a = [SIMD3<Double>](repeating: .zero, count: 3), b = SIMD3<Double>.zero
-        let k = 1 - alongRayWeight
-        for s in samples {
-            let u = s.ray
+    /// The information-weighted mean of the observations and the largest standard deviation of
+    /// that mean (the square root of its covariance's largest eigenvalue, bounded by the trace).
+    private static func solve(_ samples: [Observation]) -> (SIMD3<Double>, Double) {
+        var rows = [SIMD3<Double>](repeating: .zero, count: 3), b = SIMD3<Double>.zero
+        for o in samples {
+            // Information: (1/σ_across²)(I − u uᵀ) + (1/σ_along²) u uᵀ.
+            let wa = 1 / (o.across * o.across), wl = 1 / (o.along * o.along), u = o.ray
             for r in 0..<3 {
-                var row = -k * u[r] * u
-                row[r] += 1
-                a[r] += row
-                b[r] += dot(row, s.position)
+                var row = (wl - wa) * u[r] * u
+                row[r] += wa
+                rows[r] += row
+                b[r] += dot(row, o.position)
             }
         }
-        return Matrix3(rows: a[0], a[1], a[2]).inverse.map { $0 * b } ?? samples.last!.position
+        guard let covariance = Matrix3(rows: rows[0], rows[1], rows[2]).inverse else { return (samples.last!.position, .infinity) }
+        let trace = covariance[0, 0] + covariance[1, 1] + covariance[2, 2]
+        return (covariance * b, max(0, trace).squareRoot())
     }
 }

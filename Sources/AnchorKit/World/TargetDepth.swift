@@ -29,10 +29,10 @@ enum TargetDepth {
 
     /// The observation with its distance made consistent with a metric map: its translation
     /// divided by the median ratio when enough map points lie on it and they roughly agree
-    /// (within 10 %); unchanged otherwise.
-    static func corrected(_ o: TargetObservation, points: [TrackedPoint], camera: CameraIntrinsics) -> TargetObservation {
+    /// (within 10 %); nil otherwise.
+    static func corrected(_ o: TargetObservation, points: [TrackedPoint], camera: CameraIntrinsics) -> TargetObservation? {
         let r = ratios(o, points: points, camera: camera)
-        guard r.count >= minimumPoints, let median = Summary(r)?.median, abs(median - 1) < 0.1 else { return o }
+        guard r.count >= minimumPoints, let median = Summary(r)?.median, abs(median - 1) < 0.1 else { return nil }
         var out = o
         out.cameraFromAnchor = Transform(rotation: o.cameraFromAnchor.rotation, translation: o.cameraFromAnchor.translation / median)
         return out
