@@ -85,8 +85,8 @@ public final class Session {
     }
 
     /// Adds a metric observation to its anchor's fused world pose; the pose once placed. The
-    /// target's distance comes from the map points on it when there are enough (then good to
-    /// about 1 %), else from its apparent size.
+    /// target's distance comes from the map points on it when there are enough (then good to a
+    /// few per cent: the map's own scale is), else from its apparent size.
     private func place(_ o: TargetObservation, camera: CameraState, mapPoints: [TrackedPoint]) -> Transform? {
         let corrected = TargetDepth.corrected(o, points: mapPoints, camera: configuration.camera)
         let used = corrected ?? o
@@ -94,7 +94,7 @@ public final class Session {
         let size = (o.corners.map { ConvexPolygon.area($0) } ?? 0).squareRoot()
         let observation = fusion.observation(
             worldFromAnchor, cameraPosition: camera.transform.translation, focal: configuration.camera.fx, sizePixels: size,
-            depthSigma: corrected == nil ? nil : 0.01 * length(used.cameraFromAnchor.translation))
+            depthSigma: corrected == nil ? nil : 0.03 * length(used.cameraFromAnchor.translation))
         return fusion.fuse(o.identifier, rotation: worldFromAnchor.rotation, observation)
     }
 

@@ -8,7 +8,8 @@
 /// An anchor is ``placed(_:)`` once the fused position is known to ``placementSigma`` along
 /// every direction, so that content put on it does not have to move later; from then on it is
 /// locked, and its views refine the camera instead (``Landmark``). Views far from a placed
-/// anchor, several in a row, mean the target was moved: a new estimate starts from them.
+/// anchor, many in a row, unlock it (it was misplaced or moved) until its estimate, from all its
+/// views, is certain again.
 struct AnchorFusion {
     /// One observation's uncertainty: across the ray σ = distance · `lateralPixels` / f, along it
     /// σ = distance · `cornerPixels` · √2 / (target size in pixels), at least `minimumSigma`.
@@ -20,8 +21,12 @@ struct AnchorFusion {
     /// Set-aside limits once placed, in standard deviations of the observation (and an angle).
     var gateSigmas = 4.0
     var gateAngle = 4.0 * Double.pi / 180
-    /// Set-aside observations in a row that mean the target moved.
-    var movedAfter = 5
+    /// Set-aside observations in a row that unlock a placed anchor (it was misplaced, or the
+    /// target moved): it is then re-estimated from all its views, the set-aside ones included.
+    var unlockAfter = 10
+    /// Fewest views before an anchor is placed (successive views are correlated: the same
+    /// tracker state and nearly the same viewpoint).
+    var minimumViews = 10
     /// Observations kept per anchor.
     var memory = 60
 
@@ -42,6 +47,7 @@ struct AnchorFusion {
         var rejected: [(Matrix3, Observation)] = []
         var estimate: SIMD3<Double>
         var sigma: Double
+        var locked = false
     }
     private var states: [String: State] = [:]
 
@@ -68,22 +74,26 @@ struct AnchorFusion {
         }
         let d = o.position - s.estimate
         let along = dot(d, o.ray), across = length(d - o.ray * along)
-        let far = s.sigma <= placementSigma
+        let far = s.locked
             && (across > gateSigmas * max(o.across, s.sigma) || abs(along) > gateSigmas * max(o.along, s.sigma)
                 || (s.rotation.transposed * rotation).rotationAngle > gateAngle)
         if far {
             s.rejected.append((rotation, o))
-            if s.rejected.count >= movedAfter {
-                let recent = s.rejected
-                s = State(samples: recent.map(\.1), rotation: recent.last!.0, count: recent.count, estimate: o.position, sigma: .infinity)
+            if s.rejected.count >= unlockAfter {
+                s.samples += s.rejected.map(\.1)
+                if s.samples.count > memory { s.samples.removeFirst(s.samples.count - memory) }
+                s.rotation = s.rejected.last!.0
+                s.count += s.rejected.count
+                s.rejected = []
                 (s.estimate, s.sigma) = Self.solve(s.samples)
+                s.locked = false
             }
             states[identifier] = s
             return placed(identifier)
         }
         s.rejected = []
         // Once placed the anchor is locked: later views refine the camera (as landmarks), not it.
-        if s.sigma <= placementSigma {
+        if s.locked {
             states[identifier] = s
             return placed(identifier)
         }
@@ -93,13 +103,14 @@ struct AnchorFusion {
         let n = Double(min(s.count, memory))
         s.rotation = (s.rotation * Matrix3.exp((s.rotation.transposed * rotation).log / n)).orthonormalized
         (s.estimate, s.sigma) = Self.solve(s.samples)
+        s.locked = s.sigma <= placementSigma && s.samples.count >= minimumViews
         states[identifier] = s
         return placed(identifier)
     }
 
     /// The fused `world_from_anchor` of a placed anchor, or nil.
     func placed(_ identifier: String) -> Transform? {
-        guard let s = states[identifier], s.sigma <= placementSigma else { return nil }
+        guard let s = states[identifier], s.locked else { return nil }
         return Transform(rotation: s.rotation, translation: s.estimate)
     }
 
