@@ -32,6 +32,9 @@ job "targets-room-walk" "track (no world)|room-walk" "$ANCHORKIT" track "$seq" -
 # shellcheck disable=SC2046
 job "markers-room-walk" "track --markers (markers only)|room-walk" \
     "$ANCHORKIT" track "$seq" --markers $(markers_of "$seq") -o "$WORK/markers-room-walk.jsonl" --quiet
+# shellcheck disable=SC2046
+job "world-markers-room-walk" "track --world --markers|room-walk" \
+    "$ANCHORKIT" track "$seq" --world --markers $(markers_of "$seq") -o "$WORK/world-markers-room-walk.jsonl" --quiet
 job "poses-room-walk" "track --world --poses (recorded)|room-walk" \
     "$ANCHORKIT" track "$seq" --world --poses "$seq/groundtruth.jsonl" -o "$WORK/poses-room-walk.jsonl" --quiet
 
@@ -74,10 +77,11 @@ line = lambda r: "| " + " | ".join(c.ljust(wd[i]) for i, c in enumerate(r)) + " 
 print("World tracking on the room walks (median of %s runs)" % runs)
 print(line(head)); print("|" + "|".join("-" * (x + 2) for x in wd) + "|")
 for r in out: print(line(r))
-if "world-room-walk" in loop and "markers-room-walk" in loop:
+if all(k in loop for k in ("world-room-walk", "markers-room-walk", "world-markers-room-walk", "targets-room-walk")):
     print()
-    print("loop frames/s, world tracking (with markers and posters) / markers only: %.2f; / targets without world: %.2f"
-          % (loop["world-room-walk"] / loop["markers-room-walk"], loop["world-room-walk"] / loop["targets-room-walk"]))
+    print("loop frames/s with world tracking / without: markers only %.2f (%.1f vs %.1f); markers and posters %.2f (%.1f vs %.1f)"
+          % (loop["world-markers-room-walk"] / loop["markers-room-walk"], loop["world-markers-room-walk"], loop["markers-room-walk"],
+             loop["world-room-walk"] / loop["targets-room-walk"], loop["world-room-walk"], loop["targets-room-walk"]))
 print()
 print("anchorkit %s; %s CPUs; load average before %s, after %s" % (rev, ncpu, load0, load1))
 PY

@@ -49,6 +49,13 @@ struct Pose {
     Vec3 t = Vec3::Zero();
 };
 
+// The caller's parameters, or the defaults when it passed NULL.
+template <class Params> Params given_or_default(const Params *given, void (*defaults)(Params *)) {
+    Params p;
+    if (given) p = *given; else defaults(&p);
+    return p;
+}
+
 ak_status check_pinhole(const char *fn, const ak_pinhole *camera) noexcept {
     if (!camera) return fail(AK_ERR_ARGUMENT, fn, "camera is NULL");
     return akcv::check_pinhole(fn, camera->fx, camera->fy, camera->cx, camera->cy);
@@ -686,12 +693,7 @@ ak_status ak_triangulate(const ak_pinhole *camera, const double camera1_from_wor
         if (ak_status s = read_pose(fn, camera1_from_world, "camera1_from_world", -1, c1)) return s;
         if (ak_status s = read_pose(fn, camera2_from_world, "camera2_from_world", -1, c2)) return s;
         if (ak_status s = check_count(fn, count, "count")) return s;
-        ak_triangulation_params p;
-        if (params) {
-            p = *params;
-        } else {
-            ak_triangulation_params_default(&p);
-        }
+        const ak_triangulation_params p = given_or_default(params, ak_triangulation_params_default);
         if (!std::isfinite(p.max_reprojection_error) || !(p.max_reprojection_error > 0))
             return fail(AK_ERR_ARGUMENT, fn, "max_reprojection_error must be positive, got %g", p.max_reprojection_error);
         if (!(p.min_parallax_degrees >= 0 && p.min_parallax_degrees < 180))
@@ -744,12 +746,7 @@ ak_status ak_two_view_initialise(const ak_pinhole *camera, const float *pixels1,
         clear_two_view(r, 0, nullptr, nullptr);
         if (ak_status s = check_pinhole(fn, camera)) return s;
         if (ak_status s = check_count(fn, count, "count")) return s;
-        ak_two_view_params p;
-        if (params) {
-            p = *params;
-        } else {
-            ak_two_view_params_default(&p);
-        }
+        const ak_two_view_params p = given_or_default(params, ak_two_view_params_default);
         if (ak_status s = check_two_view_params(fn, p)) return s;
         if (count > 0 && (!pixels1 || !pixels2)) return fail(AK_ERR_ARGUMENT, fn, "pixels1 or pixels2 is NULL");
         if (ak_status s = check_pixels(fn, pixels1, count, "pixels1")) return s;
@@ -910,12 +907,7 @@ ak_status ak_solve_pnp(const ak_pinhole *camera, const double *points, const flo
         identity_pose(result->camera_from_world);
         if (ak_status s = check_pinhole(fn, camera)) return s;
         if (ak_status s = check_count(fn, count, "count")) return s;
-        ak_pnp_params p;
-        if (params) {
-            p = *params;
-        } else {
-            ak_pnp_params_default(&p);
-        }
+        const ak_pnp_params p = given_or_default(params, ak_pnp_params_default);
         if (ak_status s = check_pnp_params(fn, p)) return s;
         if (count > 0 && (!points || !pixels)) return fail(AK_ERR_ARGUMENT, fn, "points or pixels is NULL");
         for (int i = 0; i < 3 * count; ++i)
@@ -1039,12 +1031,7 @@ ak_status ak_bundle_adjust(const ak_pinhole *camera, double *camera_from_world, 
         if (ak_status s = check_count(fn, pose_count, "pose_count")) return s;
         if (ak_status s = check_count(fn, point_count, "point_count")) return s;
         if (ak_status s = check_count(fn, observation_count, "observation_count")) return s;
-        ak_bundle_params p;
-        if (params) {
-            p = *params;
-        } else {
-            ak_bundle_params_default(&p);
-        }
+        const ak_bundle_params p = given_or_default(params, ak_bundle_params_default);
         if (ak_status s = check_bundle_params(fn, p)) return s;
         if ((pose_count > 0 && !camera_from_world) || (point_count > 0 && !points) ||
             (observation_count > 0 && !observations))
