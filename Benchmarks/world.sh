@@ -19,11 +19,34 @@ for s in "${SEQUENCES[@]}"; do
         "$ANCHORKIT" synth "$s" -o "$GEN/$s" --quiet
     fi
 done
+# room-walk with frames 150-164 black (a covered lens): tracking must be lost and regained by
+# relocalisation against the map. Made from Generated/room-walk's frames (links) and ground truth.
+blackout="$GEN/room-walk-blackout"
+if [[ ! -f "$blackout/sequence.json" ]]; then
+    say "making Generated/room-walk-blackout"
+    python3 - "$GEN/room-walk" "$blackout" <<'PY'
+import json, os, shutil, struct, sys, zlib
+src, dst = sys.argv[1:3]
+os.makedirs(dst + "/frames")
+for name in ("groundtruth.jsonl", "gravity.jsonl"): shutil.copy(os.path.join(src, name), dst)
+shutil.copytree(os.path.join(src, "targets"), os.path.join(dst, "targets"))
+seq = json.load(open(os.path.join(src, "sequence.json"))); seq["name"] = "room-walk-blackout"
+json.dump(seq, open(os.path.join(dst, "sequence.json"), "w"), indent=2)
+w, h = seq["camera"]["width"], seq["camera"]["height"]
+chunk = lambda t, d: struct.pack(">I", len(d)) + t + d + struct.pack(">I", zlib.crc32(t + d) & 0xffffffff)
+black = (b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", w, h, 8, 2, 0, 0, 0))
+         + chunk(b"IDAT", zlib.compress(b"".join(b"\x00" + bytes(3 * w) for _ in range(h)))) + chunk(b"IEND", b""))
+for f in sorted(os.listdir(os.path.join(src, "frames"))):
+    if 150 <= int(f.split(".")[0]) < 165: open(os.path.join(dst, "frames", f), "wb").write(black)
+    else: os.symlink(os.path.join(src, "frames", f), os.path.join(dst, "frames", f))
+PY
+fi
+
 markers_of() {  # the sequence's marker sets as --markers arguments
     python3 -c 'import json,sys; print(" ".join("%s:%r" % (m["dictionary"], m["size"]) for m in json.load(open(sys.argv[1])).get("markers", [])))' "$1/sequence.json"
 }
 
-for s in "${SEQUENCES[@]}"; do
+for s in "${SEQUENCES[@]}" room-walk-blackout; do
     seq="$GEN/$s"
     job "world-$s" "track --world|$s" "$ANCHORKIT" track "$seq" --world -o "$WORK/world-$s.jsonl" --quiet
 done
