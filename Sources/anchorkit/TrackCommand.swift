@@ -54,6 +54,15 @@ struct TrackCommand: ParsableCommand {
     @Flag(help: "No progress line.")
     var quiet = false
 
+    /// One stderr line when a per-frame file misses frames of the input (the first few listed).
+    private func warnAboutGaps(in covered: Set<Int>, of path: String, frames: Int?) {
+        guard let frames else { return }
+        let missing = (0..<frames).filter { !covered.contains($0) }
+        guard !missing.isEmpty else { return }
+        let shown = missing.prefix(5).map(String.init).joined(separator: ", ") + (missing.count > 5 ? ", ..." : "")
+        FileHandle.standardError.write(Data("anchorkit: warning: \(path): no line for \(missing.count) of \(frames) frames (\(shown))\n".utf8))
+    }
+
     func run() throws {
         try reportingErrors {
             let started = Date()
@@ -74,9 +83,14 @@ struct TrackCommand: ParsableCommand {
             var configuration = Configuration(camera: input.camera, markers: input.markers, referenceImages: referenceSet)
             configuration.imageTracking.maximumTracked = maxImages
             if world {
-                configuration.worldTracking = try poses.map { .externalPoses(try PoseFile.read(contentsOf: $0)) }
-                    ?? .visualOdometry(VisualOdometry.Parameters())
-                configuration.gravity = try (gravity ?? input.gravityPath).map(GravityFile.read(contentsOf:))
+                let recorded = try poses.map(PoseFile.read(contentsOf:))
+                configuration.worldTracking = recorded.map { .externalPoses($0) } ?? .visualOdometry(VisualOdometry.Parameters())
+                let gravityFile = gravity ?? input.gravityPath
+                configuration.gravity = try gravityFile.map(GravityFile.read(contentsOf:))
+                // Gaps are not errors (those frames are not aligned, or not located), but say so.
+                let frames = input.source.expectedFrameCount
+                if let poses, let recorded { warnAboutGaps(in: Set(recorded.keys), of: poses, frames: frames) }
+                if let gravityFile, let g = configuration.gravity { warnAboutGaps(in: Set(g.keys), of: gravityFile, frames: frames) }
             }
             configuration.markerDetection.cornerRefinement = refinement
             switch filter {
