@@ -104,6 +104,10 @@ import Testing
         #expect(world.alignment == "rigid", "the posters and markers make the world metric")
         #expect(try #require(world.absoluteTrajectoryErrorPercent) < 2)
         #expect(abs(try #require(world.metricScaleErrorPercent)) < 3)
+        // Targets seen in the metric world say whether they are placed yet; some are by now.
+        let worldAnchors = updates.filter { $0.camera.scale == .metric }.flatMap { $0.anchors.filter(\.isTracked) }
+        #expect(!worldAnchors.isEmpty && worldAnchors.allSatisfy { $0.isPlaced != nil })
+        #expect(worldAnchors.contains { $0.isPlaced == true })
         // Gravity alignment: the first camera's heading has no sideways part, +y is up.
         let first = try #require(updates.first { $0.camera.trackingState == .normal })
         let gravity = try #require(configuration.gravity?[first.frame])

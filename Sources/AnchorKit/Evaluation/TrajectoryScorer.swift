@@ -66,7 +66,7 @@ public struct TrajectoryScorer {
         var firstOffset: [String: SIMD3<Double>] = [:]
         for line in metric {
             guard let gtLine = truthByFrame[line.frame] else { continue }
-            for a in line.anchors where a.isTracked && a.kind != .plane {
+            for a in line.anchors where a.isTracked && a.kind != .plane && a.isPlaced != false {
                 guard let gt = gtLine.anchor(a.identifier) else { continue }
                 let reported = line.camera.cameraFrom(a.transform).translation
                 let actual = gtLine.camera.cameraFrom(gt.transform).translation
@@ -118,7 +118,8 @@ public struct TrajectoryScore: Codable, Sendable {
     /// Times tracking fell from `normal`, and came back to it.
     public var losses: Int
     public var regains: Int
-    /// Per static anchor, over metric frames, cm: its misplacement is the reported anchor's
+    /// Per static anchor, over metric frames where it is placed (not `"placed": false`), cm: its
+    /// misplacement is the reported anchor's
     /// position relative to the camera minus the true one (in the true world's axes). Drift is
     /// the largest change of that misplacement from the first frame (how far content on the
     /// anchor slides across the real target), error its largest size.

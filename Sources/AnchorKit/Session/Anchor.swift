@@ -32,6 +32,11 @@ public struct Anchor: Equatable, Sendable {
     public var visible: Double?
     /// Ground truth only (planes): the share of the image the plane covers.
     public var coverage: Double?
+    /// World tracking only (markers and images): whether the anchor is placed — its world
+    /// position fused from enough views to lock content to. Before, `transform` is this frame's
+    /// single view (right relative to the camera, not yet still in the world). Nil without
+    /// world tracking.
+    public var isPlaced: Bool?
 
     public init(identifier: String, kind: Kind, name: String? = nil, isTracked: Bool, transform: Transform,
                 extent: SIMD2<Double>, corners: [SIMD2<Double>]? = nil, alignment: String? = nil,
@@ -45,7 +50,7 @@ public struct Anchor: Equatable, Sendable {
 extension Anchor: Codable {
     enum CodingKeys: String, CodingKey {
         case identifier = "id", kind = "type", name, isTracked = "tracked", transform, extent, corners
-        case alignment, polygon, visible, coverage
+        case alignment, polygon, visible, coverage, isPlaced = "placed"
     }
 
     public init(from decoder: Decoder) throws {
@@ -65,6 +70,7 @@ extension Anchor: Codable {
         polygon = try c.decodePoints(forKey: .polygon, count: nil)
         visible = try c.decodeIfPresent(Double.self, forKey: .visible)
         coverage = try c.decodeIfPresent(Double.self, forKey: .coverage)
+        isPlaced = try c.decodeIfPresent(Bool.self, forKey: .isPlaced)
     }
 
     public func encode(to encoder: Encoder) throws {
@@ -80,6 +86,7 @@ extension Anchor: Codable {
         try c.encodeIfPresent(polygon?.map { [$0.x, $0.y] }, forKey: .polygon)
         try c.encodeIfPresent(visible, forKey: .visible)
         try c.encodeIfPresent(coverage, forKey: .coverage)
+        try c.encodeIfPresent(isPlaced, forKey: .isPlaced)
     }
 }
 

@@ -59,14 +59,18 @@ public final class Session {
         let mapPoints = locked ? world!.trackedPoints : []
         for o in observations {
             var worldFromAnchor = camera.transform * o.cameraFromAnchor
+            var placed: Bool?
             if locked {
-                // World-locked anchors are placed once their fused position is certain enough.
-                guard let placed = place(o, camera: camera, mapPoints: mapPoints) else { continue }
-                worldFromAnchor = placed
+                // World-locked anchors are placed once their fused position is certain enough;
+                // until then each frame's own view is reported, marked as not placed.
+                let fused = place(o, camera: camera, mapPoints: mapPoints)
+                worldFromAnchor = fused ?? worldFromAnchor
+                placed = fused != nil
             }
             seen.insert(o.identifier)
-            let anchor = Anchor(identifier: o.identifier, kind: o.kind, name: o.name, isTracked: true,
+            var anchor = Anchor(identifier: o.identifier, kind: o.kind, name: o.name, isTracked: true,
                                 transform: worldFromAnchor, extent: o.extent, corners: o.corners)
+            anchor.isPlaced = placed
             if let i = indexByIdentifier[o.identifier] {
                 anchors[i] = anchor
                 events.updated.append(anchor)
