@@ -51,14 +51,7 @@ fi
 
 run_jobs
 
-say "scoring"
-TABLE_IN="$WORK/rows.tsv"
-: >"$TABLE_IN"
-for row in "${ROWS[@]}"; do
-    IFS='|' read -r label tool seq table <<<"$row"
-    "$ANCHORKIT" score "$seq" "$WORK/$label.jsonl" --json >"$WORK/$label.score.json"
-    printf '%s\t%s\t%s\t%s\t%s\n' "$label" "$tool" "$seq" "$table" "$WORK/$label" >>"$TABLE_IN"
-done
+score_jobs ""
 
 REV="$(revision)"
 python3 - "$TABLE_IN" "$RUNS" "$REV" "$LOAD_BEFORE" "$LOAD_AFTER" "$(nproc)" "$ROOT" <<'EOF'

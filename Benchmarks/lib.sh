@@ -53,6 +53,23 @@ run_jobs() {
     LOAD_AFTER="$(cut -d' ' -f1-3 /proc/loadavg)"
 }
 
+# Scores every job's stream against the ground truth of its sequence (the second field of the
+# job, a folder under PREFIX: pass "" for full paths) and lists the jobs in TABLE_IN
+# ($WORK/rows.tsv), one per line, tab-separated: the label, the job's fields, and its file stem
+# $WORK/LABEL (LABEL.jsonl, .time, .summary, .score.json).
+score_jobs() {
+    local prefix="$1" row label fields seq
+    say "scoring"
+    TABLE_IN="$WORK/rows.tsv"
+    : >"$TABLE_IN"
+    for row in "${ROWS[@]}"; do
+        label="${row%%|*}"; fields="${row#*|}"
+        IFS='|' read -r _ seq _ <<<"$fields"
+        "$ANCHORKIT" score "$prefix$seq" "$WORK/$label.jsonl" --json >"$WORK/$label.score.json"
+        printf '%s\t%s\t%s\n' "$label" "${fields//|/$'\t'}" "$WORK/$label" >>"$TABLE_IN"
+    done
+}
+
 # The measured revision, marked when the sources differ from it.
 revision() {
     local rev

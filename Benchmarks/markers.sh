@@ -101,15 +101,7 @@ done
 run_jobs
 
 # --- score and print -----------------------------------------------------------------
-say "scoring"
-TABLE_IN="$WORK/rows.tsv"
-: >"$TABLE_IN"
-for row in "${ROWS[@]}"; do
-    IFS='|' read -r label tool seq threads <<<"$row"
-    "$ANCHORKIT" score "$GEN/$seq" "$WORK/$label.jsonl" --json >"$WORK/$label.score.json"
-    printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$label" "$tool" "$seq" "$threads" \
-        "$WORK/$label.time" "$WORK/$label.score.json" >>"$TABLE_IN"
-done
+score_jobs "$GEN/"
 
 REV="$(revision)"
 python3 - "$TABLE_IN" "$RUNS" "$REV" "$LOAD_BEFORE" "$LOAD_AFTER" "$(nproc)" <<'EOF'
@@ -117,9 +109,9 @@ import json, statistics, sys
 rows = [l.rstrip("\n").split("\t") for l in open(sys.argv[1]) if l.strip()]
 runs, rev, load0, load1, ncpu = sys.argv[2:7]
 out, fps, cpums = [], {}, {}
-for label, tool, seq, threads, timefile, scorefile in rows:
-    t = [list(map(float, l.split())) for l in open(timefile) if l.strip() and l[0].isdigit()]
-    sc = json.load(open(scorefile))
+for label, tool, seq, threads, base in rows:
+    t = [list(map(float, l.split())) for l in open(base + ".time") if l.strip() and l[0].isdigit()]
+    sc = json.load(open(base + ".score.json"))
     frames = sc["frames"]
     wall = statistics.median(x[0] for x in t)
     rss = statistics.median(x[1] for x in t) / 1024.0

@@ -63,14 +63,7 @@ job "poses-room-walk" "track --world --poses (recorded)|room-walk" \
 
 run_jobs
 
-say "scoring"
-TABLE_IN="$WORK/rows.tsv"
-: >"$TABLE_IN"
-for row in "${ROWS[@]}"; do
-    IFS='|' read -r label tool seq <<<"$row"
-    "$ANCHORKIT" score "$GEN/$seq" "$WORK/$label.jsonl" --json >"$WORK/$label.score.json"
-    printf '%s\t%s\t%s\t%s\n' "$label" "$tool" "$seq" "$WORK/$label" >>"$TABLE_IN"
-done
+score_jobs "$GEN/"
 
 python3 - "$TABLE_IN" "$RUNS" "$(revision)" "$LOAD_BEFORE" "$LOAD_AFTER" "$(nproc)" <<'PY'
 import json, re, statistics, sys
