@@ -197,11 +197,8 @@ public struct SequenceSynthesizer {
     /// `gtWorld_from_scene` for ARKit's `.gravity` alignment: origin at the first camera, +y up,
     /// -z along the first viewing direction projected onto the horizontal.
     static func gravityAlignedWorld(firstCamera: Transform) -> Transform {
-        let forward = -firstCamera.rotation.columns.2
-        var f = SIMD3(forward.x, 0, forward.z)
-        f = length(f) < 1e-9 ? SIMD3(0, 0, -1) : normalize(f)
-        let z = -f, y = SIMD3<Double>(0, 1, 0)
-        let sceneFromWorld = Transform(rotation: Matrix3(columns: (cross(y, z), y, z)), translation: firstCamera.translation)
-        return sceneFromWorld.inverse
+        // The scene's +y is already up; the heading is the first viewing direction.
+        let axes = GravityAlignment.axes(up: SIMD3(0, 1, 0), forward: -firstCamera.rotation.columns.2, fallback: SIMD3(0, 0, -1))
+        return Transform(rotation: axes, translation: firstCamera.translation).inverse
     }
 }

@@ -7,12 +7,19 @@ public enum GravityAlignment {
     /// the heading is undefined; the camera's +y (or -y) then gives -z.
     public static func worldFromCamera(up: SIMD3<Double>) -> Matrix3 {
         let y = normalize(up)
-        let forward = SIMD3<Double>(0, 0, -1)
+        let sideways = SIMD3<Double>(0, dot(y, SIMD3(0, 0, 1)) > 0 ? 1 : -1, 0)
+        return axes(up: y, forward: SIMD3(0, 0, -1), fallback: sideways).transposed
+    }
+
+    /// The gravity-aligned world's axes expressed in some frame F, as the columns of
+    /// `F_from_world` (a rotation): +y is `up` (a unit vector in F), -z is `forward` projected
+    /// onto the plane normal to it (`fallback` projected where `forward` is parallel to `up`),
+    /// +x completes a right-handed frame.
+    static func axes(up y: SIMD3<Double>, forward: SIMD3<Double>, fallback: SIMD3<Double>) -> Matrix3 {
         var f = forward - y * dot(forward, y)
-        if length(f) < 1e-9 { f = SIMD3(0, dot(y, SIMD3(0, 0, 1)) > 0 ? 1 : -1, 0) - y * dot(SIMD3(0, 1, 0), y) }
+        if length(f) < 1e-9 { f = fallback - y * dot(fallback, y) }
         let z = -normalize(f)
-        // Columns are the world axes in camera coordinates: camera_from_world; invert.
-        return Matrix3(columns: (cross(y, z), y, z)).transposed
+        return Matrix3(columns: (cross(y, z), y, z))
     }
 
     /// The same rotation from a gravity vector measured in the camera (m/s^2, pointing down).
