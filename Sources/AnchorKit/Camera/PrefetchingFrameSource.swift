@@ -20,20 +20,22 @@ public final class PrefetchingFrameSource: FrameSource {
     public let expectedFrameCount: Int?
     private let state: State
 
-    /// Starts decoding `source` from its current position, holding at most `depth` decoded
-    /// frames (at least `workers`) in memory.
+    /// Starts decoding `source` — a sequential one from its current position, a random-access
+    /// one from its first frame — holding at most `depth` decoded frames (at least `workers`)
+    /// in memory.
     public init(_ source: FrameSource, depth: Int = 4, workers: Int = 2) {
         framesPerSecond = source.framesPerSecond
         expectedFrameCount = source.expectedFrameCount
-        let box = SourceBox(source)
         let produce: @Sendable (Int) throws -> Frame?
         var threads = 1
-        if source is RandomAccessFrameSource {
-            produce = { [box] index in try (box.source as! RandomAccessFrameSource).frame(at: index) }
+        if let random = source as? RandomAccessFrameSource {
+            let box = Box(random)
+            produce = { index in try box.value.frame(at: index) }
             threads = max(1, workers)
         } else {
             // One thread only, so the calls come in index order.
-            produce = { [box] _ in try box.source.nextFrame() }
+            let box = Box(source)
+            produce = { _ in try box.value.nextFrame() }
         }
         state = State(capacity: max(depth, threads))
         for n in 0..<threads {
@@ -51,9 +53,9 @@ public final class PrefetchingFrameSource: FrameSource {
 
     /// Lets the producers hold the source without claiming it is shareable in general: a
     /// sequential source is touched by one thread only, a random-access one promises safety.
-    private final class SourceBox: @unchecked Sendable {
-        let source: FrameSource
-        init(_ source: FrameSource) { self.source = source }
+    private final class Box<Value>: @unchecked Sendable {
+        let value: Value
+        init(_ value: Value) { self.value = value }
     }
 
     /// Frame results by index between the decoding threads and the reader. The last result
