@@ -85,11 +85,11 @@ public final class ImageTracker: AnchorTracker {
     }
 
     public func observe(_ frame: Frame) throws -> [TargetObservation] {
-        let gray = try frame.image.converted(toChannels: 1)
+        let gray = try frame.gray()
         if parameters.detectEveryFrame {
             return try detectNaively(in: gray, frame: frame)
         }
-        let pyramid = try FlowPyramid(image: gray)
+        let pyramid = try frame.flowPyramid()
         defer { previousPyramid = pyramid }
 
         // Follow what we have.

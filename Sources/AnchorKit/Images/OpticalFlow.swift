@@ -27,3 +27,11 @@ public final class FlowPyramid: @unchecked Sendable {
         return points.indices.map { status[$0] != 0 ? SIMD2(tracked[2 * $0], tracked[2 * $0 + 1]) : nil }
     }
 }
+
+extension Frame {
+    /// The flow pyramid of this frame's gray copy, built once for every tracker that follows
+    /// points into or out of it.
+    public func flowPyramid(window: Int = 21, levels: Int = 3) throws -> FlowPyramid {
+        try derived("flow pyramid \(window) \(levels)") { try FlowPyramid(image: gray(), window: window, levels: levels) }
+    }
+}

@@ -87,8 +87,8 @@ public final class VisualOdometry: WorldTracker {
     }
 
     public func locate(_ frame: Frame, landmarks: [Landmark]) throws -> CameraLocation {
-        let gray = try frame.image.converted(toChannels: 1)
-        let pyramid = try FlowPyramid(image: gray)
+        let gray = try frame.gray()
+        let pyramid = try frame.flowPyramid()
         defer { previous = pyramid }
         let flow = try follow(into: pyramid)
 
