@@ -18,7 +18,7 @@ enum TargetDepth {
         var out: [Double] = []
         for p in points where p.depth > 0 && ConvexPolygon.contains(corners, p.pixel) {
             // The pixel's ray in ARKit camera space, scaled so that its depth (-z) is 1.
-            let ray = SIMD3((p.pixel.x - camera.cx) / camera.fx, -(p.pixel.y - camera.cy) / camera.fy, -1)
+            let ray = camera.unproject(p.pixel, depth: 1)
             let along = dot(normal, ray)
             guard abs(along) > 1e-6 else { continue }
             let depth = offset / along
