@@ -66,6 +66,32 @@ import Testing
         expectOneLineError(containing: [gravity, "zero vector"]) { _ = try GravityFile.read(contentsOf: gravity) }
     }
 
+    /// Views of a target 2 m away from directions 30° apart place it within its σ; once placed,
+    /// views turned 55° in the same place (the other branch of a planar pose ambiguity) leave
+    /// it alone, while views 20 cm away unlock it and move it there.
+    @Test func fusedAnchorIsPlacedAndOnlyAMovedTargetUnlocksIt() throws {
+        var fusion = AnchorFusion()
+        let target = SIMD3<Double>(0.3, 0.8, -2), upright = Matrix3.identity
+        func view(of position: SIMD3<Double>, from degrees: Double) -> AnchorFusion.Observation {
+            let angle = degrees * .pi / 180
+            let camera = target + 2 * SIMD3(sin(angle), 0, cos(angle))
+            let pose = Transform(rotation: upright, translation: position)
+            return fusion.observation(pose, cameraPosition: camera, focal: 500, sizePixels: 40)
+        }
+        var placed: Transform?
+        for i in 0..<12 { placed = fusion.fuse("t", rotation: upright, view(of: target, from: Double(i % 3 - 1) * 30)) }
+        let fused = try #require(placed)
+        #expect(length(fused.translation - target) < fusion.placementSigma)
+
+        let turned = Matrix3.rotation(angle: 55 * .pi / 180, axis: SIMD3(1, 0, 0))
+        for _ in 0..<20 { placed = fusion.fuse("t", rotation: turned, view(of: target, from: 0)) }
+        #expect(placed?.translation == fused.translation && placed?.rotation == upright)
+
+        let moved = target + SIMD3(0.2, 0, 0)
+        for i in 0..<40 { placed = fusion.fuse("t", rotation: upright, view(of: moved, from: Double(i % 3 - 1) * 30)) }
+        #expect(length(try #require(placed).translation - moved) < fusion.placementSigma)
+    }
+
     /// Recorded poses (here the ground truth's) put the camera in the world; the poster's anchor
     /// then stays put while the camera approaches it from 3 m to 0.4 m.
     @Test func recordedPosesGiveAWorldWhereAnchorsStayPut() throws {

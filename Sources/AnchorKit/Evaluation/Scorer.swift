@@ -125,8 +125,8 @@ public struct Score: Codable, Sendable {
     /// A human-readable table.
     public var table: String {
         func f(_ x: Double?, _ digits: Int = 2) -> String { x.map { String(format: "%.\(digits)f", $0) } ?? "-" }
-        var lines = ["metric                          value"]
-        func row(_ name: String, _ value: String) { lines.append(name.padding(toLength: 32, withPad: " ", startingAt: 0) + value) }
+        var rows: [(String, String)] = [("metric", "value")]
+        func row(_ name: String, _ value: String) { rows.append((name, value)) }
         row("frames", "\(frames)")
         row("expected observations", "\(expected)")
         row("reported (of expected)", "\(reported)")
@@ -140,6 +140,7 @@ public struct Score: Codable, Sendable {
         row("translation error p90 (%)", f(translationErrorPercent?.p90, 3))
         row("jitter RMS (px)", f(jitterRMS, 3))
         for (name, value) in world?.rows ?? [] { row(name, value) }
-        return lines.joined(separator: "\n")
+        let width = rows.map(\.0.count).max()! + 2
+        return rows.map { $0.0.padding(toLength: width, withPad: " ", startingAt: 0) + $0.1 }.joined(separator: "\n")
     }
 }

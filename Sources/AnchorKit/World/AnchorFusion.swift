@@ -7,9 +7,9 @@
 ///
 /// An anchor is ``placed(_:)`` once the fused position is known to ``placementSigma`` along
 /// every direction, so that content put on it does not have to move later; from then on it is
-/// locked, and its views refine the camera instead (``Landmark``). Views far from a placed
-/// anchor, many in a row, unlock it (it was misplaced or moved) until its estimate, from all its
-/// views, is certain again.
+/// locked, and its views refine the camera instead (``Landmark``). Views elsewhere than a placed
+/// anchor, many in a row, unlock it (it was misplaced or moved) until their own estimate is
+/// certain; views in its place but turned (a planar pose ambiguity) are ignored.
 struct AnchorFusion {
     /// One observation's uncertainty: across the ray σ = distance · `lateralPixels` / f, along it
     /// σ = distance · `cornerPixels` · √2 / (target size in pixels), at least `minimumSigma`.
@@ -22,7 +22,8 @@ struct AnchorFusion {
     var gateSigmas = 4.0
     var gateAngle = 4.0 * Double.pi / 180
     /// Set-aside observations in a row that unlock a placed anchor (it was misplaced, or the
-    /// target moved): it is then re-estimated from all its views, the set-aside ones included.
+    /// target moved): it is then re-estimated from the set-aside views alone, which agree with
+    /// each other and not with the earlier ones.
     var unlockAfter = 10
     /// Fewest views before an anchor is placed (successive views are correlated: the same
     /// tracker state and nearly the same viewpoint).
@@ -74,16 +75,18 @@ struct AnchorFusion {
         }
         let d = o.position - s.estimate
         let along = dot(d, o.ray), across = length(d - o.ray * along)
-        let far = s.locked
-            && (across > gateSigmas * max(o.across, s.sigma) || abs(along) > gateSigmas * max(o.along, s.sigma)
-                || (s.rotation.transposed * rotation).rotationAngle > gateAngle)
-        if far {
+        let displaced = across > gateSigmas * max(o.across, s.sigma) || abs(along) > gateSigmas * max(o.along, s.sigma)
+        let turned = (s.rotation.transposed * rotation).rotationAngle > gateAngle
+        // A view in the right place but turned is most likely the other branch of a planar
+        // target's two-fold pose ambiguity (a small target seen obliquely): it is set aside
+        // without counting towards unlocking, which only a target seen elsewhere does.
+        if s.locked && turned && !displaced { return placed(identifier) }
+        if s.locked && displaced {
             s.rejected.append((rotation, o))
             if s.rejected.count >= unlockAfter {
-                s.samples += s.rejected.map(\.1)
-                if s.samples.count > memory { s.samples.removeFirst(s.samples.count - memory) }
+                s.samples = s.rejected.map(\.1)
                 s.rotation = s.rejected.last!.0
-                s.count += s.rejected.count
+                s.count = s.rejected.count
                 s.rejected = []
                 (s.estimate, s.sigma) = Self.solve(s.samples)
                 s.locked = false
