@@ -48,6 +48,12 @@ struct TrackCommand: ParsableCommand {
     @Option(help: "Recorded camera poses (poses.jsonl: world_from_camera per frame) for --world; odometry is then skipped.")
     var poses: String?
 
+    @Option(help: "Plane detection: a comma-separated list of horizontal, vertical, arbitrary (or any). Implies --world (planes are found in the odometry's map).")
+    var planes: String?
+
+    @Option(help: "Stop refining planes after this many seconds of video (they then stay as they are).")
+    var freezePlanesAfter: Double?
+
     @Option(name: .shortAndLong, help: "Where to write the anchor stream (.jsonl).")
     var output: String
 
@@ -67,6 +73,15 @@ struct TrackCommand: ParsableCommand {
         try reportingErrors {
             let started = Date()
             let input = try FrameInput(input: self.input, cameraPath: camera, markerArguments: markers, imageArguments: images, fps: fps)
+            let planeDetection = try planes.map { list in
+                guard let set = PlaneDetection(list: list) else {
+                    throw ValidationError("--planes takes a list of horizontal, vertical, arbitrary (or any), not \"\(list)\"")
+                }
+                return set
+            }
+            guard planeDetection == nil || poses == nil else { throw ValidationError("--planes needs visual odometry: it cannot be used with --poses") }
+            guard freezePlanesAfter == nil || planeDetection != nil else { throw ValidationError("--freeze-planes-after needs --planes") }
+            let world = self.world || planeDetection != nil
             guard world || (gravity == nil && poses == nil) else { throw ValidationError("--gravity and --poses need --world") }
             guard world || !input.markers.isEmpty || !input.images.isEmpty || references != nil else {
                 throw ValidationError("nothing to track: give --world, --markers DICTIONARY:SIZE, --image NAME=PATH:WIDTH, or a sequence.json with targets")
@@ -91,6 +106,7 @@ struct TrackCommand: ParsableCommand {
                 let frames = input.source.expectedFrameCount
                 if let poses, let recorded { warnAboutGaps(in: Set(recorded.keys), of: poses, frames: frames) }
                 if let gravityFile, let g = configuration.gravity { warnAboutGaps(in: Set(g.keys), of: gravityFile, frames: frames) }
+                configuration.planeDetection = planeDetection ?? []
             }
             configuration.markerDetection.cornerRefinement = refinement
             switch filter {
@@ -113,14 +129,16 @@ struct TrackCommand: ParsableCommand {
             let startUp = Date().timeIntervalSince(started)
             let writer = try AnchorStreamWriter(path: output)
             let progress = ProgressLine("track", quiet: quiet)
-            var frames = 0, observations = 0, anchors = 0, normal = 0
+            var frames = 0, observations = 0, anchors = 0, normal = 0, planesFound = 0
             var scale: WorldScale?
             var next = input.firstFrame
             while let frame = next {
+                if let freezePlanesAfter, frame.time >= freezePlanesAfter { session.isRefiningPlanes = false }
                 let update = try session.process(frame)
                 try writer.write(update)
                 frames += 1
                 anchors = update.anchors.count
+                planesFound = update.anchors.filter { $0.kind == .plane }.count
                 observations += update.anchors.filter(\.isTracked).count
                 if update.camera.trackingState == .normal { normal += 1 }
                 scale = update.camera.scale
@@ -132,7 +150,8 @@ struct TrackCommand: ParsableCommand {
             progress.finish()
             let rate = Double(frames) / max(progress.elapsed, 1e-9)
             let camera = world ? "camera normal in \(normal) frames (scale \(scale?.rawValue ?? "-")), " : ""
-            print("track: \(frames) frames, \(camera)\(anchors) anchors, \(observations) tracked observations, "
+            let planeCount = planeDetection == nil ? "" : "\(planesFound) planes, "
+            print("track: \(frames) frames, \(camera)\(planeCount)\(anchors - planesFound) anchors, \(observations) tracked observations, "
                   + String(format: "%.1f frames/s (start-up %.2f s)", rate, startUp) + " -> \(output)")
         }
     }

@@ -162,6 +162,146 @@ struct RoomSceneTests {
         #expect(SceneBox.upright(facing: SIMD3(1, 0, 0), at: .zero).rotation.columns.0 == SIMD3(0, 0, -1))
     }
 
+    // MARK: The plane-detection walks (room-planes, room-planes-weak)
+
+    struct PlanesScene: CustomTestStringConvertible, Sendable {
+        let name: String
+        var testDescription: String { name }
+    }
+
+    static let planesScenes = [PlanesScene(name: "room-planes"), PlanesScene(name: "room-planes-weak")]
+
+    /// The ground truth of the first 1.5 s (no rendering): floor, table top and a wall each cover
+    /// at least 5 % of the image in some frame; the walk starts by stepping sideways at walking
+    /// pace, at eye height, pitched 20–35° down; the boxes' sides are vertical surfaces facing out.
+    @Test(arguments: planesScenes)
+    func planesWalkShowsFloorTableAndWallEarly(_ scene: PlanesScene) throws {
+        let description = try RoomScenes.scene(named: scene.name)
+        #expect(description.frameCount == 300 && description.framesPerSecond == 30)
+        #expect(description.allPlanes.compactMap(\.target?.identifier) == ["image/home"], "one target of known size")
+        let world = SequenceSynthesizer.gravityAlignedWorld(firstCamera: description.path.pose(at: 0))
+        let synthesizer = SequenceSynthesizer()
+        var firstSeen: [String: Double] = [:]  // plane id -> first time with coverage >= 5 %
+        var sideIDs: Set<String> = []
+        for i in 0..<45 {
+            let t = Double(i) / 30
+            let update = synthesizer.groundTruth(description, frame: i, time: t, gtWorldFromScene: world)
+            for plane in update.anchors where plane.kind == .plane {
+                if let c = plane.coverage, c >= 0.05, firstSeen[plane.identifier] == nil { firstSeen[plane.identifier] = t }
+                if plane.identifier.hasPrefix("plane/table-") || plane.identifier.hasPrefix("plane/bench-")
+                    || plane.identifier.hasPrefix("plane/cabinet-") {
+                    sideIDs.insert(plane.identifier)
+                    #expect(plane.alignment == "vertical" && abs(plane.transform.rotation.columns.1.y) < 1e-9)
+                }
+            }
+            let pose = update.camera.transform
+            let forward = -pose.rotation.columns.2
+            let pitch = asin(forward.y) * 180 / .pi
+            #expect((-35.0 ... -20.0).contains(pitch), "frame \(i): pitch \(pitch)°")
+            // Eye height: world y is relative to the first camera, which is ~1.5 m high.
+            #expect(abs(pose.translation.y) < 0.15, "frame \(i)")
+        }
+        #expect(firstSeen["plane/floor"] != nil, "floor: \(firstSeen)")
+        #expect(firstSeen["plane/table"] != nil, "table top: \(firstSeen)")
+        #expect(firstSeen.keys.contains { $0.hasPrefix("plane/wall-") }, "no wall: \(firstSeen)")
+        #expect(sideIDs.count == 12 && sideIDs.contains("plane/table-front"), "\(sideIDs.sorted())")
+
+        // Sideways first: 0.3–0.6 m along the first camera's x in the first second, little
+        // along its view direction.
+        let p0 = description.path.pose(at: 0), p1 = description.path.pose(at: 1)
+        let step = p1.translation - p0.translation
+        let sideways = abs(dot(step, p0.rotation.columns.0))
+        #expect((0.3...0.6).contains(sideways), "sideways \(sideways) m in the first second")
+        #expect(abs(dot(step, p0.rotation.columns.2)) < 0.5 * sideways)
+        for t in stride(from: 0.0, through: 10, by: 0.5) {
+            #expect((1.3...1.6).contains(description.path.pose(at: t).translation.y), "t = \(t)")
+        }
+    }
+
+    /// Where a pixel's ray from the camera at `pose` (scene coordinates) first meets the floor or
+    /// a box: the point, and whether it is on the floor (not behind or on a box).
+    static func firstHit(_ pixel: SIMD2<Double>, pose: Transform, scene: SyntheticScene) -> (point: SIMD3<Double>, box: Int?) {
+        let ray = pose.rotation * camera.unproject(pixel, depth: 1)
+        let origin = pose.translation
+        var best = -origin.y / ray.y, hit: Int? = nil  // the floor (y = 0)
+        for (k, box) in scene.boxes.enumerated() {
+            var near = 0.0, far = Double.infinity
+            for axis in 0..<3 {
+                let d = ray[axis]
+                if abs(d) < 1e-12 {
+                    if origin[axis] < box.minimum[axis] || origin[axis] > box.maximum[axis] { far = -1 }
+                    continue
+                }
+                let a = (box.minimum[axis] - origin[axis]) / d, b = (box.maximum[axis] - origin[axis]) / d
+                near = max(near, min(a, b)); far = min(far, max(a, b))
+            }
+            if near <= far, near > 0, near < best { best = near; hit = k }
+        }
+        return (origin + ray * best, hit)
+    }
+
+    /// Grey-level standard deviation of a `side` x `side` patch centred on `centre`.
+    static func patchDeviation(_ image: Image, centre: SIMD2<Double>, side: Int) -> Double {
+        let x0 = Int(centre.x.rounded()) - side / 2, y0 = Int(centre.y.rounded()) - side / 2
+        var values: [Double] = []
+        image.withPixels { base, stride in
+            for y in y0..<(y0 + side) {
+                for x in x0..<(x0 + side) {
+                    let p = base + y * stride + x * 3
+                    values.append(0.114 * Double(p[0]) + 0.587 * Double(p[1]) + 0.299 * Double(p[2]))
+                }
+            }
+        }
+        let mean = values.reduce(0, +) / Double(values.count)
+        return (values.map { ($0 - mean) * ($0 - mean) }.reduce(0, +) / Double(values.count)).squareRoot()
+    }
+
+    /// The first rendered frame of each walk: patches of floor near the camera and of the table
+    /// top vary far less in room-planes-weak than in room-planes (a fifth of the contrast), yet
+    /// are not flat.
+    @Test func weakFloorAndTableHaveLowContrast() throws {
+        var deviations: [String: [String: Double]] = [:]
+        for name in ["room-planes", "room-planes-weak"] {
+            var scene = try RoomScenes.scene(named: name)
+            scene.frameCount = 1
+            let folder = TemporaryFolder("room-planes")
+            try SequenceSynthesizer().write(scene, to: folder.file("sequence"))
+            let image = try Image(contentsOf: folder.file("sequence/frames/000000.png"), channels: 3)
+            let pose = scene.path.pose(at: 0)
+            let side = 32
+            // Whether every point of a 5 x 5 grid over the patch at `centre` sees the top of `box`
+            // (nil: the floor).
+            func seesOnly(_ box: Int?, centre: SIMD2<Double>) -> Bool {
+                (0..<25).allSatisfy { k in
+                    let offset = SIMD2(Double(k % 5 - 2), Double(k / 5 - 2)) * Double(side) / 4
+                    let hit = Self.firstHit(centre + offset, pose: pose, scene: scene)
+                    return hit.box == box && abs(hit.point.y - (box.map { scene.boxes[$0].maximum.y } ?? 0)) < 1e-6
+                }
+            }
+            // Floor patches: those of two rows of the lower image that see only floor (the table
+            // stands in the middle of the view). One tile may be a smooth crop: several are averaged.
+            let floorCentres = [360.0, 440].flatMap { y in stride(from: 40.0, through: 600, by: 40).map { SIMD2($0, y) } }
+                .filter { seesOnly(nil, centre: $0) }
+            #expect(floorCentres.count >= 4, "\(name): \(floorCentres.count) floor patches")
+            // Table-top patches: around the top's centre, 60 px to either side, seeing only the top.
+            let top = try #require(Self.camera.project(pose.inverse.apply(to: SIMD3(RoomScenes.tableCentre.x, 0.75,
+                                                                                 RoomScenes.tableCentre.y))))
+            let topCentres = [-60.0, 0, 60].map { top + SIMD2($0, 0) }
+            #expect(topCentres.allSatisfy { seesOnly(0, centre: $0) }, "\(name): the table patches do not see only the top")
+            func mean(_ centres: [SIMD2<Double>]) -> Double {
+                centres.map { Self.patchDeviation(image, centre: $0, side: side) }.reduce(0, +) / Double(max(1, centres.count))
+            }
+            deviations[name] = ["floor": mean(floorCentres), "table": mean(topCentres)]
+        }
+        let normal = try #require(deviations["room-planes"]), weak = try #require(deviations["room-planes-weak"])
+        for surface in ["floor", "table"] {
+            let n = try #require(normal[surface]), w = try #require(weak[surface])
+            #expect(n > 12, "\(surface): room-planes' patch deviates by \(n) grey levels only")
+            #expect(w < 0.4 * n, "\(surface): weak \(w), normal \(n) grey levels")
+            #expect(w > 2, "\(surface): weak \(w) grey levels: flat")
+        }
+    }
+
     // MARK: The committed room-walk sequence
 
     static let roomWalk = Paths.dataset("room-walk")

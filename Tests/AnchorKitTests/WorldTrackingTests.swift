@@ -120,10 +120,12 @@ import Testing
         var configuration = try Configuration(sequence: sequence)
         configuration.worldTracking = .visualOdometry(VisualOdometry.Parameters())
         configuration.gravity = try GravityFile.read(contentsOf: sequence.resolve("gravity.jsonl"))
+        configuration.planeDetection = [.horizontal, .vertical]
         let session = try Session(configuration: configuration)
         let frames = try sequence.openFrames()
         var updates: [FrameUpdate] = []
         while updates.count < 120, let frame = try frames.nextFrame() { updates.append(try session.process(frame)) }
+        try expectFloorFoundAndRaycastable(updates.last!, truth: truth[119], session: session, camera: configuration.camera)
         let world = try #require(TrajectoryScorer().score(reported: updates, truth: Array(truth.prefix(120))))
         #expect(try #require(world.frameOfFirstNormal) <= 15, "normal tracking from frame \(world.frameOfFirstNormal ?? -1)")
         #expect(world.losses == 0)
@@ -131,13 +133,48 @@ import Testing
         #expect(try #require(world.absoluteTrajectoryErrorPercent) < 2)
         #expect(abs(try #require(world.metricScaleErrorPercent)) < 3)
         // Targets seen in the metric world say whether they are placed yet; some are by now.
-        let worldAnchors = updates.filter { $0.camera.scale == .metric }.flatMap { $0.anchors.filter(\.isTracked) }
+        let worldAnchors = updates.filter { $0.camera.scale == .metric }.flatMap { $0.anchors.filter { $0.isTracked && $0.kind != .plane } }
         #expect(!worldAnchors.isEmpty && worldAnchors.allSatisfy { $0.isPlaced != nil })
         #expect(worldAnchors.contains { $0.isPlaced == true })
         // Gravity alignment: the first camera's heading has no sideways part, +y is up.
         let first = try #require(updates.first { $0.camera.trackingState == .normal })
         let gravity = try #require(configuration.gravity?[first.frame])
         #expect(isNear(normalize(first.camera.transform.rotation * gravity), SIMD3(0, -1, 0), 0.02))
+    }
+
+    /// The floor, seen from 1.5 m, is a horizontal plane within 2° and 2 % of the camera's height
+    /// (both in the camera's frame, so that the world's alignment does not count), and taps on
+    /// it land within 5 cm (median; 8 cm at most) of the true floor points.
+    func expectFloorFoundAndRaycastable(_ update: FrameUpdate, truth: FrameUpdate, session: Session, camera: CameraIntrinsics) throws {
+        let trueFloor = try #require(truth.anchor("plane/floor"))
+        let trueInCamera = truth.camera.cameraFrom(trueFloor.transform)
+        let height = dot(-trueInCamera.translation, trueInCamera.rotation.columns.1)  // camera above the floor
+        let floors = update.anchors.filter { $0.kind == .plane && $0.alignment == "horizontal" }.map { plane in
+            let inCamera = update.camera.cameraFrom(plane.transform)
+            let angle = acos(min(1, dot(inCamera.rotation.columns.1, trueInCamera.rotation.columns.1))) * 180 / .pi
+            let offset = abs(dot(inCamera.translation - trueInCamera.translation, trueInCamera.rotation.columns.1))
+            return (plane, angle, offset)
+        }
+        let floor = try #require(floors.min { $0.2 < $1.2 }, "no horizontal plane")
+        #expect(floor.1 < 2 && floor.2 < 0.02 * height, "floor plane off by \(floor.1)° and \(floor.2) m")
+
+        // Taps on a 16x12 grid over the image: those on the detected floor land on the true floor,
+        // within what the map's scale error makes of 2-3 m (this mp4's map is 1.4 % small).
+        var trueCamera = truth.camera
+        trueCamera.intrinsics = camera
+        var errors: [Double] = []
+        for row in 0..<12 { for column in 0..<16 {
+            let pixel = SIMD2(Double(column) * 40 + 19.5, Double(row) * 40 + 19.5)
+            let query = try #require(update.camera.raycastQuery(from: pixel, target: .existingPlaneGeometry, alignment: .horizontal))
+            guard let hit = session.raycast(query).first, hit.anchorIdentifier == floor.0.identifier else { continue }
+            let trueQuery = try #require(trueCamera.raycastQuery(from: pixel, target: .existingPlaneGeometry, alignment: .any))
+            let trueHit = try #require(Raycaster.cast(trueQuery, planes: truth.anchors.filter { $0.kind == .plane }).first)
+            guard trueHit.anchorIdentifier == "plane/floor" else { continue }
+            errors.append(length(update.camera.cameraFrom(hit.worldTransform).translation
+                                 - truth.camera.cameraFrom(trueHit.worldTransform).translation))
+        } }
+        #expect(errors.count >= 3, "only \(errors.count) taps hit the detected floor")
+        #expect((Summary(errors)?.median ?? .infinity) < 0.05 && (errors.max() ?? .infinity) < 0.08, "floor taps off by \(errors) m")
     }
 
     @Test func blackAndFeaturelessFramesSayWhy() throws {

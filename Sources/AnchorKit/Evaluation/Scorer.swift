@@ -70,7 +70,8 @@ public struct Scorer {
             cornerError: Summary(cornerErrors), rotationErrorDegrees: Summary(rotationErrors),
             translationErrorCentimetres: Summary(translationErrors),
             translationErrorPercent: Summary(relativeTranslationErrors), jitterRMS: jitterRMS,
-            world: TrajectoryScorer().score(reported: reported, truth: truth))
+            world: TrajectoryScorer().score(reported: reported, truth: truth),
+            planes: PlaneScorer(camera: camera).score(reported: reported, truth: truth))
     }
 
     /// Corner error: sqrt(mean over the 4 corners of the squared pixel distance); infinite
@@ -116,6 +117,9 @@ public struct Score: Codable, Sendable {
     public var jitterRMS: Double?
     /// Camera trajectory and world-anchor metrics, for streams with world tracking.
     public var world: TrajectoryScore?
+    /// Plane metrics (normal and offset errors, extent, false planes), when the ground truth
+    /// has planes and the stream reports any.
+    public var planes: PlaneScore?
 
     /// The success rate at `threshold` pixels.
     public func successRate(at threshold: Double) -> Double? {
@@ -140,6 +144,7 @@ public struct Score: Codable, Sendable {
         row("translation error p90 (%)", f(translationErrorPercent?.p90, 3))
         row("jitter RMS (px)", f(jitterRMS, 3))
         for (name, value) in world?.rows ?? [] { row(name, value) }
+        for (name, value) in planes?.rows ?? [] { row(name, value) }
         let width = rows.map(\.0.count).max()! + 2
         return rows.map { $0.0.padding(toLength: width, withPad: " ", startingAt: 0) + $0.1 }.joined(separator: "\n")
     }

@@ -1,4 +1,5 @@
-/// Area and intersection of convex polygons in the image plane (pixels).
+/// Area, intersection and hulls of convex polygons in a plane (the image, in pixels, or a plane
+/// anchor's x-z plane, in metres).
 public enum ConvexPolygon {
     /// The signed area (positive for counter-clockwise in x-right, y-up axes; for image axes
     /// with y down, clockwise-looking polygons are positive).
@@ -76,5 +77,25 @@ public enum ConvexPolygon {
             }
         }
         return true
+    }
+
+    /// The convex hull of `points`, counter-clockwise in x-right, y-up axes (Andrew's monotone
+    /// chain); collinear points are dropped. Fewer than 3 distinct points give them back sorted.
+    public static func hull(_ points: [SIMD2<Double>]) -> [SIMD2<Double>] {
+        let p = points.sorted { $0.x != $1.x ? $0.x < $1.x : $0.y < $1.y }
+        guard p.count >= 3 else { return p }
+        func turn(_ o: SIMD2<Double>, _ a: SIMD2<Double>, _ b: SIMD2<Double>) -> Double {
+            (a.x - o.x) * (b.y - o.y) - (a.y - o.y) * (b.x - o.x)
+        }
+        var lower: [SIMD2<Double>] = [], upper: [SIMD2<Double>] = []
+        for q in p {
+            while lower.count >= 2 && turn(lower[lower.count - 2], lower[lower.count - 1], q) <= 0 { lower.removeLast() }
+            lower.append(q)
+        }
+        for q in p.reversed() {
+            while upper.count >= 2 && turn(upper[upper.count - 2], upper[upper.count - 1], q) <= 0 { upper.removeLast() }
+            upper.append(q)
+        }
+        return Array(lower.dropLast() + upper.dropLast())
     }
 }

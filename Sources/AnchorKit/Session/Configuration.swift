@@ -20,6 +20,11 @@ public struct Configuration: Sendable {
     /// the first camera's frame.
     public var gravity: [Int: SIMD3<Double>]?
 
+    /// Which planes to detect (needs visual odometry: planes are found in its map). Empty: none.
+    public var planeDetection: PlaneDetection = []
+    /// How planes are found.
+    public var planeFinding = PlaneDetection.Parameters()
+
     /// Where camera poses come from.
     public enum WorldTracking: Sendable {
         /// Monocular visual odometry on the frames.

@@ -14,6 +14,16 @@ public final class Session {
     private var alignment: Transform?
     private var scale: ScaleEstimator?
     private var fusion = AnchorFusion()
+    /// Plane anchors (nil without plane detection) and the map revision they were found in.
+    private var planes: PlaneMap?
+    private var planeRevision: Int?
+    private var trackedRaycasts: [TrackedRaycast] = []
+    /// The map's points in the session's world (ARFrame.rawFeaturePoints, but of the whole
+    /// map): what `.estimatedPlane` raycasts hit. Empty without visual odometry.
+    public private(set) var featurePoints: [SIMD3<Double>] = []
+    /// While true, planes are found, grown and merged; set it to false once the planes are good
+    /// enough (as ARKit apps stop plane detection): they then stay as they are.
+    public var isRefiningPlanes = true
     /// Known anchors in first-seen order.
     private var anchors: [Anchor] = []
     private var indexByIdentifier: [String: Int] = [:]
@@ -39,6 +49,10 @@ public final class Session {
         case .visualOdometry(let parameters):
             world = VisualOdometry(camera: configuration.camera, parameters: parameters)
             scale = ScaleEstimator()
+            if !configuration.planeDetection.isEmpty { planes = PlaneMap(parameters: configuration.planeFinding) }
+        }
+        guard configuration.planeDetection.isEmpty || planes != nil else {
+            throw InputError("plane detection", "needs visual odometry (planes are found in its map), not recorded poses")
         }
     }
 
@@ -60,10 +74,12 @@ public final class Session {
         for o in observations {
             var worldFromAnchor = camera.transform * o.cameraFromAnchor
             var placed: Bool?
-            if locked {
+            if world != nil {
                 // World-locked anchors are placed once their fused position is certain enough;
-                // until then each frame's own view is reported, marked as not placed.
-                let fused = place(o, camera: camera, mapPoints: mapPoints)
+                // until then each frame's own view is reported, marked as not placed. Only
+                // frames tracked normally in a metric world add views; a placed anchor stays
+                // where it is while tracking is limited.
+                let fused = locked ? place(o, camera: camera, mapPoints: mapPoints) : fusion.placed(o.identifier)
                 worldFromAnchor = fused ?? worldFromAnchor
                 placed = fused != nil
             }
@@ -85,7 +101,52 @@ public final class Session {
             anchors[i].corners = nil
             events.updated.append(anchors[i])
         }
-        return FrameUpdate(frame: frame.index, time: frame.time, camera: camera, anchors: anchors, events: events)
+        let planeEvents = updatePlanes(camera: camera)
+        events.added += planeEvents.added
+        events.updated += planeEvents.updated
+        events.removed += planeEvents.removed
+        for tracked in trackedRaycasts { tracked.update(raycast(tracked.query)) }
+        trackedRaycasts.removeAll { !$0.isTracking }
+        return FrameUpdate(frame: frame.index, time: frame.time, camera: camera, anchors: anchors + (planes?.anchors ?? []),
+                           events: events)
+    }
+
+    /// Finds planes again when the map changed (a new keyframe): in the session's world, with
+    /// tolerances in metres once it is metric and scaled by the map's typical depth before.
+    private func updatePlanes(camera: CameraState) -> AnchorEvents {
+        guard var map = planes, let world, let alignment, world.mapRevision != planeRevision,
+              camera.trackingState == .normal else { return AnchorEvents() }
+        planeRevision = world.mapRevision
+        featurePoints = world.mapPoints.map { alignment.apply(to: $0) }
+        guard isRefiningPlanes else { return AnchorEvents() }
+        let unit = camera.scale == .metric ? 1 : Self.metresPerUnit(featurePoints, seenFrom: camera.transform.translation)
+        let finder = PlaneFinder(detection: configuration.planeDetection, parameters: configuration.planeFinding)
+        let candidates = finder.find(in: featurePoints, viewpoint: camera.transform.translation, metresPerUnit: unit)
+        let events = map.update(with: candidates, metresPerUnit: unit)
+        planes = map
+        return events
+    }
+
+    /// A guess of the metres in one unit of a map of arbitrary scale: indoor scenes are seen
+    /// from about 2.5 m, so the median distance to the map points is taken to be that.
+    static func metresPerUnit(_ points: [SIMD3<Double>], seenFrom viewpoint: SIMD3<Double>) -> Double {
+        guard let median = Summary(points.map { length($0 - viewpoint) })?.median, median > 0 else { return 1 }
+        return 2.5 / median
+    }
+
+    /// The hits of `query` on the session's current planes or feature points, nearest first
+    /// (ARSession.raycast). Empty when it hits nothing.
+    public func raycast(_ query: RaycastQuery) -> [RaycastResult] {
+        Raycaster.cast(query, planes: planes?.anchors ?? [], points: featurePoints)
+    }
+
+    /// Repeats `query` after every processed frame and calls `updateHandler` whenever its
+    /// results change (ARSession.trackedRaycast); the first results are computed now.
+    public func trackedRaycast(_ query: RaycastQuery, updateHandler: @escaping ([RaycastResult]) -> Void) -> TrackedRaycast {
+        let tracked = TrackedRaycast(query: query, handler: updateHandler)
+        tracked.update(raycast(query))
+        trackedRaycasts.append(tracked)
+        return tracked
     }
 
     /// Adds a metric observation to its anchor's fused world pose; the pose once placed. The
@@ -111,6 +172,7 @@ public final class Session {
         if scale != nil, location.scale == .arbitrary, let pose = location.worldFromCamera, location.trackingState == .normal,
            let factor = scale!.add(observations, points: world.trackedPoints, camera: configuration.camera) {
             world.rescale(by: factor)
+            planes?.rescale(by: factor)
             location.worldFromCamera = Transform(rotation: pose.rotation, translation: pose.translation * factor)
             location.scale = .metric
         }

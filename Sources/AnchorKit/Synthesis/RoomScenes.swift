@@ -10,15 +10,22 @@ import Foundation
 /// and a cabinet (1.0 m) against the back wall. Floor, walls, ceiling and the three tops are
 /// detectable surfaces (plane anchors in ground truth). A simple directional light shades each
 /// face by its orientation, so that the corners of the room and of the boxes show.
+///
+/// room-planes and room-planes-weak are made for plane detection: a walk around the table that
+/// shows floor, table top and walls from the first frame, one poster of known size, and the
+/// boxes' sides listed as vertical surfaces too; in room-planes-weak the floor and the table top
+/// are weakly textured (``weakened(_:)``).
 public enum RoomScenes {
     /// Names of the scenes ``scene(named:frameCount:)`` builds.
-    public static let names = ["room-walk", "room-walk-plain"]
+    public static let names = ["room-walk", "room-walk-plain", "room-planes", "room-planes-weak"]
 
     /// Builds the named scene; `frameCount` overrides its default length (300 frames, 10 s).
     public static func scene(named name: String, frameCount: Int? = nil) throws -> SyntheticScene {
         switch name {
         case "room-walk": return try walk(frameCount: frameCount ?? 300)
         case "room-walk-plain": return try walkPlain(frameCount: frameCount ?? 300)
+        case "room-planes": return try planes(frameCount: frameCount ?? 300)
+        case "room-planes-weak": return try planesWeak(frameCount: frameCount ?? 300)
         default: throw InputError(name, "unknown scene (known: \(names.joined(separator: ", ")))")
         }
     }
@@ -68,13 +75,58 @@ public enum RoomScenes {
         return try room(name: "room-walk-plain", frameCount: n, path: path, seed: 82, targets: [], tableDecals: [])
     }
 
+    /// A 10 s walk for plane detection: from in front of the table, a little to its right, the
+    /// camera steps sideways to the left (about 0.4 m in the first second, at walking pace, with
+    /// the table top, the floor and the back wall each covering 10–35 % of the image from frame
+    /// 0, pitched 28° down), then walks on (0.3–0.6 m/s, 4.3 m in all) round the table's front
+    /// and left side to the gap between table and back wall, always looking at the table
+    /// (pitched 28–32° down, eye 1.46–1.56 m high). The one target of known size: the 0.8 m
+    /// "home" poster on the back wall behind the table (the world becomes metric from it). Box
+    /// sides are surfaces in ground truth (``furniture``).
+    static func planes(frameCount n: Int) throws -> SyntheticScene {
+        let path = aroundTable(seed: 91, laps: [
+            (0.60, 1.65, 1.52, -28), (0.20, 1.60, 1.54, -29), (-0.30, 1.55, 1.55, -30), (-0.85, 1.50, 1.52, -31),
+            (-1.40, 1.45, 1.50, -32), (-1.85, 1.40, 1.47, -30), (-2.20, 1.40, 1.49, -32),
+        ], duration: 10)
+        return try room(name: "room-planes", frameCount: n, path: path, seed: 91, targets: [try planesPoster()],
+                        tableDecals: [], sideSurfaces: true)
+    }
+
+    /// room-planes with the floor and the table top weakly textured (``weakened(_:)``: the
+    /// mosaics at a fifth of their contrast around mid-grey, no tile joints, a fine grain): the
+    /// hard case of real plane detectors, which find few corners there. Walls, ceiling, the box
+    /// sides, the bench and cabinet tops and the poster are as in room-planes. Another walk of the
+    /// same kind (another seed, 3.9 m): from nearly straight in front of the table, sideways to
+    /// the left, round its left side (pitched 27–33° down).
+    static func planesWeak(frameCount n: Int) throws -> SyntheticScene {
+        let path = aroundTable(seed: 92, laps: [
+            (0.20, 1.70, 1.48, -27), (-0.20, 1.65, 1.50, -29), (-0.65, 1.60, 1.53, -30), (-1.10, 1.55, 1.55, -32),
+            (-1.55, 1.50, 1.52, -31), (-1.90, 1.45, 1.49, -33), (-2.25, 1.40, 1.51, -30),
+        ], duration: 10)
+        return try room(name: "room-planes-weak", frameCount: n, path: path, seed: 92, targets: [try planesPoster()],
+                        tableDecals: [], sideSurfaces: true, weak: true)
+    }
+
+    /// The target of known size of room-planes: the "home" poster, 0.8 x 0.6 m, on the back wall
+    /// behind the table, centred 0.95 m high (above the table top as seen from the walk, and
+    /// inside the image's top edge at the start).
+    static func planesPoster() throws -> ScenePlane {
+        let texture = try PhotoLibrary.photo("home.jpg")
+        let extent = SIMD2(0.8, 0.8 * Double(texture.height) / Double(texture.width))
+        let normal = SIMD3<Double>(0, 0, 1)
+        let pose = SceneBox.upright(facing: normal, at: SIMD3(1.1, 0.95, -size.z / 2 + 0.002))
+        return ScenePlane(texture: texture, size: extent, pose: { _ in pose }, gain: { _ in shade(normal) },
+                          target: .init(identifier: "image/home", kind: .image, name: "home", extent: extent))
+    }
+
     /// The furnished room with `targets` on its walls and `tableDecals` on the table, filmed
-    /// along `path`: 30 frames/s, a 1/250 s shutter (little motion blur).
+    /// along `path`: 30 frames/s, a 1/250 s shutter (little motion blur). `sideSurfaces` lists
+    /// the boxes' sides as surfaces; `weak` weakens the floor's and the table top's texture.
     static func room(name: String, frameCount n: Int, path: CameraPath, seed: UInt64, targets: [ScenePlane],
-                     tableDecals: [ScenePlane]) throws -> SyntheticScene {
+                     tableDecals: [ScenePlane], sideSurfaces: Bool = false, weak: Bool = false) throws -> SyntheticScene {
         var scene = SyntheticScene(name: name, camera: MarkerScenes.standardCamera(), frameCount: n,
-                                   planes: try shell() + targets, path: path)
-        scene.boxes = try furniture(tableDecals: tableDecals)
+                                   planes: try shell(weakFloor: weak) + targets, path: path)
+        scene.boxes = try furniture(tableDecals: tableDecals, sideSurfaces: sideSurfaces, weakTable: weak)
         scene.exposure = { _ in 1.0 / 250 }
         scene.instantsPerExposure = 3  // 1/250 s: the camera moves ~2 mm, the image < 1 px
         scene.seed = seed
@@ -101,7 +153,7 @@ public enum RoomScenes {
     /// no order is ever wrong; but where two planes meet, the one painted first is drawn 2 cm
     /// larger (hidden behind the other), so that no background shows through the joint of two
     /// anti-aliased edges. Surfaces keep the room's true extents.
-    static func shell() throws -> [ScenePlane] {
+    static func shell(weakFloor: Bool = false) throws -> [ScenePlane] {
         let (w, h, d) = (size.x, size.y, size.z), margin = 0.02
         // Floor: 0.5 m tiles with dark joints, warm and half-saturated (a tiled floor).
         var floorStyle = TextureMosaic.Style(photos: floorPhotos, tile: 125)
@@ -109,6 +161,7 @@ public enum RoomScenes {
         floorStyle.saturation = 0.35
         floorStyle.tint = SIMD3(0.82, 0.95, 1.08)
         floorStyle.grout = 3
+        if weakFloor { floorStyle = weakened(floorStyle) }
         let floorTexel = 0.004
         let floor = ScenePlane(
             texture: try TextureMosaic.make(width: Int(((w + 2 * margin) / floorTexel).rounded()),
@@ -176,10 +229,28 @@ public enum RoomScenes {
         }
     }
 
+    /// A weakly textured version of a mosaic style: a fifth of the contrast around mid-grey, a
+    /// quarter of the colour, tiles of nearly equal brightness, no joints, and a fine grain of
+    /// ±4 grey levels per texel. What is left (a few grey levels of blurred photograph) shows
+    /// through noise and shading, but gives a corner detector little to hold on to: a plain
+    /// floor or a laminated table top, the hard case of real plane detectors.
+    static func weakened(_ style: TextureMosaic.Style) -> TextureMosaic.Style {
+        var s = style
+        s.contrast = 0.2
+        s.saturation *= 0.25
+        s.jitter = 0.02
+        s.grout = 0
+        s.noise = 4
+        return s
+    }
+
     /// The table (1.2 x 0.8 m, 0.75 m high, right of centre toward the back), the bench
     /// (1.0 x 0.5 m, 0.45 m high, left) and the cabinet (0.9 x 0.5 m, 1.0 m high, against the
-    /// back wall on the left), each top a detectable surface.
-    static func furniture(tableDecals: [ScenePlane]) throws -> [SceneBox] {
+    /// back wall on the left), each top a detectable surface. With `sideSurfaces` their sides are
+    /// vertical surfaces too (`plane/table-front`, `-right`, `-back`, `-left`, and so for bench
+    /// and cabinet: textured upright rectangles a detector may find); `weakTable` weakens the
+    /// table top's texture (``weakened(_:)``).
+    static func furniture(tableDecals: [ScenePlane], sideSurfaces: Bool = false, weakTable: Bool = false) throws -> [SceneBox] {
         let boxes: [(String, SIMD3<Double>, SIMD3<Double>, SIMD3<Double>, [ScenePlane])] = [
             ("table", SIMD3(1.3, 0, -1.2), SIMD3(1.2, 0.75, 0.8), SIMD3(0.8, 0.95, 1.15), tableDecals),
             ("bench", SIMD3(-1.6, 0, -0.3), SIMD3(1.0, 0.45, 0.5), SIMD3(1.1, 0.95, 0.85), []),
@@ -199,6 +270,7 @@ public enum RoomScenes {
                 style.saturation = 0.4
                 style.tint = tint * (face == .top ? 1.0 : 0.85)
                 style.jitter = 0
+                if weakTable && k == 0 && face == .top { style = weakened(style) }
                 return try TextureMosaic.make(width: pw, height: ph, style: style,
                                               seed: 2000 + UInt64(k) * 10 + UInt64(SceneBox.Face.allCases.firstIndex(of: face)!))
             }, top: .init(name: name, alignment: .horizontal), decals: decals)
@@ -206,12 +278,37 @@ public enum RoomScenes {
                 let normal = b.faces[i].pose(0).rotation.columns.1
                 b.faces[i].gain = { _ in shade(normal) }
             }
+            if sideSurfaces {
+                // faces[1...] are front, right, back, left (``SceneBox/Face``); each side's
+                // surface is the box's true side, without the seam its plane is drawn with (so it
+                // is centred up to half a seam, 1.5 mm, off the drawn plane's centre).
+                for (i, face) in zip(1..., SceneBox.Face.allCases.dropFirst()) {
+                    let width = face == .front || face == .back ? extent.x : extent.z
+                    b.faces[i].surface = .init(name: "\(name)-\(face)", alignment: .vertical, extent: SIMD2(width, extent.y))
+                }
+            }
             for i in b.decals.indices { b.decals[i].gain = { _ in shade(SIMD3(0, 1, 0)) } }
             return b
         }
     }
 
     // MARK: The walk
+
+    /// The table's centre on the floor (x, z), what the walks of room-planes go round.
+    static let tableCentre = SIMD2(1.3, -1.2)
+
+    /// A walk round the table through `laps` stops (angle a round the table's centre: the eye at
+    /// centre + r (sin a, cos a) in x, z, a = 0 straight in front (+z), negative toward -x; r
+    /// metres; eye height metres; pitch degrees), each looking at the table's centre.
+    static func aroundTable(seed: UInt64, laps: [(Double, Double, Double, Double)], duration: Double) -> CameraPath {
+        let c = tableCentre
+        let stops = laps.map { a, r, height, pitch -> Stop in
+            let p = SIMD2(c.x + r * sin(a), c.y + r * cos(a))
+            let d = c - p
+            return Stop(position: SIMD3(p.x, height, p.y), heading: atan2(-d.x, -d.y), pitch: pitch)
+        }
+        return walkPath(seed: seed, stops: stops, duration: duration)
+    }
 
     /// A point the walk passes through: where the eye is, where it looks (heading in radians,
     /// 0 = along -z, positive turning left toward -x; pitch in degrees, negative down).

@@ -26,4 +26,8 @@ public final class ExternalPoseTracker: WorldTracker {
 
     /// The recorded world is not a camera's.
     public var originFrame: Int? { nil }
+
+    /// No map.
+    public var mapPoints: [SIMD3<Double>] { [] }
+    public var mapRevision: Int { 0 }
 }

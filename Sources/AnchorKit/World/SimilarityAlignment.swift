@@ -47,7 +47,7 @@ public struct SimilarityAlignment: Equatable, Sendable {
             [zx - xz, xy + yx, -xx + yy - zz, yz + zy],
             [xy - yx, zx + xz, yz + zy, -xx - yy + zz],
         ]
-        let q = SymmetricEigen.largestEigenvector(m)
+        let q = SymmetricEigen(m).vectors.last!
         let r = Matrix3(quaternion: SIMD4(q[1], q[2], q[3], q[0]))
         // Scale from the rotated cross-covariance: Σ bᵀ R a / Σ |a|².
         var scale = 1.0
@@ -68,42 +68,5 @@ extension Matrix3 {
         self.init(rows: SIMD3(1 - 2 * (y * y + z * z), 2 * (x * y - z * w), 2 * (x * z + y * w)),
                   SIMD3(2 * (x * y + z * w), 1 - 2 * (x * x + z * z), 2 * (y * z - x * w)),
                   SIMD3(2 * (x * z - y * w), 2 * (y * z + x * w), 1 - 2 * (x * x + y * y)))
-    }
-}
-
-/// Eigen-decomposition of small symmetric matrices by cyclic Jacobi rotations (exact to
-/// rounding for the 4x4 matrices of Horn's method).
-enum SymmetricEigen {
-    /// The unit eigenvector of the largest eigenvalue of the symmetric matrix `a`.
-    static func largestEigenvector(_ a: [[Double]]) -> [Double] {
-        let n = a.count
-        var m = a
-        var v = (0..<n).map { i in (0..<n).map { $0 == i ? 1.0 : 0.0 } }
-        for _ in 0..<50 {
-            var off = 0.0
-            for p in 0..<n { for q in (p + 1)..<n { off += m[p][q] * m[p][q] } }
-            if off < 1e-30 { break }
-            for p in 0..<n {
-                for q in (p + 1)..<n where abs(m[p][q]) > 1e-300 {
-                    let theta = (m[q][q] - m[p][p]) / (2 * m[p][q])
-                    let t = (theta >= 0 ? 1.0 : -1.0) / (abs(theta) + (theta * theta + 1).squareRoot())
-                    let c = 1 / (t * t + 1).squareRoot(), s = t * c
-                    for k in 0..<n {  // columns p, q of m·J
-                        let mkp = m[k][p], mkq = m[k][q]
-                        m[k][p] = c * mkp - s * mkq; m[k][q] = s * mkp + c * mkq
-                    }
-                    for k in 0..<n {  // rows p, q of Jᵀ·m
-                        let mpk = m[p][k], mqk = m[q][k]
-                        m[p][k] = c * mpk - s * mqk; m[q][k] = s * mpk + c * mqk
-                    }
-                    for k in 0..<n {
-                        let vkp = v[k][p], vkq = v[k][q]
-                        v[k][p] = c * vkp - s * vkq; v[k][q] = s * vkp + c * vkq
-                    }
-                }
-            }
-        }
-        let best = (0..<n).max { m[$0][$0] < m[$1][$1] }!
-        return (0..<n).map { v[$0][best] }
     }
 }

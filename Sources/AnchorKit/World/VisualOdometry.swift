@@ -73,6 +73,7 @@ public final class VisualOdometry: WorldTracker {
     private var metric = false
     private var lost = false
     public private(set) var originFrame: Int?
+    public private(set) var mapRevision = 0
 
     private var poseSolver = PointPoseSolver()
     private var triangulator = Triangulator()
@@ -128,6 +129,14 @@ public final class VisualOdometry: WorldTracker {
         pose = pose.map(scaled)
         velocity = scaled(velocity)
         metric = true
+        mapRevision += 1
+    }
+
+    public var mapPoints: [SIMD3<Double>] {
+        var views = [UInt8](repeating: 0, count: points.count)
+        for k in keyframes { for o in k.observations where views[o.point] < 2 { views[o.point] += 1 } }
+        // ARKit world = F · OpenCV world, F = diag(1, -1, -1) (the world is a camera's frame).
+        return points.indices.compactMap { views[$0] >= 2 ? points[$0] * SIMD3(1, -1, -1) : nil }
     }
 
     /// True when the frame is too dark to track in (mean gray level under 20 of 255).
@@ -219,6 +228,7 @@ public final class VisualOdometry: WorldTracker {
         }
         tracks = kept
         keyframes = [first, current]
+        mapRevision += 1
         originFrame = reference
         pose = second
         try describeMap(gray: gray, keyframe: 1)
@@ -293,6 +303,7 @@ public final class VisualOdometry: WorldTracker {
         for t in tracks { if let id = t.point { keyframe.observations.append((id, t.position)) } }
         keyframes.append(keyframe)
         try adjustLocally()
+        mapRevision += 1
         pose = keyframes[k].pose
         try describeMap(gray: gray, keyframe: k)
         try addTracks(gray: gray, keyframe: k)

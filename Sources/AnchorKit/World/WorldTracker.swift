@@ -28,6 +28,12 @@ public protocol WorldTracker: AnyObject {
     /// The frame whose camera is the origin and axes of the tracker's world (nil before there
     /// is one, and for trackers whose world is not a camera's).
     var originFrame: Int? { get }
+    /// The map's 3D points, seen from at least two keyframes, in the tracker's world (ARKit
+    /// axes, before gravity alignment) and current unit; empty for trackers without a map.
+    var mapPoints: [SIMD3<Double>] { get }
+    /// Changes whenever ``mapPoints`` may have changed (a keyframe was added, the map was
+    /// refined or rescaled), so that users of the map redo their work only then.
+    var mapRevision: Int { get }
 }
 
 /// A point of known position seen in a frame: a corner of a world-locked marker or image.

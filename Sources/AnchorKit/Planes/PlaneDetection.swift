@@ -1,0 +1,62 @@
+import Foundation
+
+/// Which planes a session looks for (ARWorldTrackingConfiguration.planeDetection), and how.
+///
+/// Orientations are relative to the world's +y: against gravity when gravity is known, else
+/// the first camera's up (then "horizontal" means level with the first camera).
+public struct PlaneDetection: OptionSet, Sendable {
+    public let rawValue: Int
+    public init(rawValue: Int) { self.rawValue = rawValue }
+
+    /// Planes whose normal is along +y or -y: floors, table tops, ceilings.
+    public static let horizontal = PlaneDetection(rawValue: 1)
+    /// Planes whose normal is perpendicular to +y: walls, doors, cabinet sides.
+    public static let vertical = PlaneDetection(rawValue: 2)
+    /// Planes of any other orientation (ramps, slanted boards).
+    public static let arbitrary = PlaneDetection(rawValue: 4)
+
+    /// Parses a comma-separated list of `horizontal`, `vertical`, `arbitrary` (or `any`, all
+    /// three). Returns nil for an unknown word.
+    public init?(list: String) {
+        var set: PlaneDetection = []
+        for word in list.split(separator: ",").map({ $0.trimmingCharacters(in: .whitespaces).lowercased() }) {
+            switch word {
+            case "horizontal": set.insert(.horizontal)
+            case "vertical": set.insert(.vertical)
+            case "arbitrary": set.insert(.arbitrary)
+            case "any", "all": set.formUnion([.horizontal, .vertical, .arbitrary])
+            default: return nil
+            }
+        }
+        guard !set.isEmpty else { return nil }
+        self = set
+    }
+
+    /// How planes are found in the map's points. Lengths are metres once the world is metric;
+    /// before, they are scaled by the map's estimated unit (``PlaneFinder``).
+    public struct Parameters: Sendable {
+        /// Largest distance of a point from its plane, metres.
+        public var inlierDistance = 0.025
+        /// Grid cell of the connectivity test that splits one geometric plane into surfaces
+        /// (two tables at the same height are two planes), metres. Map points are sparse (a
+        /// few per square decimetre on textured surfaces), so gaps of about a cell are bridged.
+        public var cellSize = 0.25
+        /// Largest gap between two detections of one surface that merges them, metres.
+        public var mergeGap = 0.5
+        /// Fewest map points on a plane.
+        public var minimumPoints = 30
+        /// Smallest spread (standard deviation) of a plane's points along each of its two
+        /// in-plane directions, metres: rejects lines of points (a wall's slice at one height
+        /// is not a floor).
+        public var minimumSpread = 0.06
+        /// Largest angle between the normals of one plane's detections, radians.
+        public var mergeAngle = 10 * Double.pi / 180
+        /// Tilt from exactly horizontal or vertical still accepted for `arbitrary` planes to be
+        /// reported as such (smaller tilts are left to horizontal / vertical), radians.
+        public var arbitraryMinimumTilt = 10 * Double.pi / 180
+        /// RANSAC hypotheses per vertical or arbitrary plane.
+        public var iterations = 300
+
+        public init() {}
+    }
+}

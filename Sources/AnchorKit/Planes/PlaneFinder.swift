@@ -1,0 +1,217 @@
+import Foundation
+
+/// One plane found in one pass over the map, in the session's world (+y up).
+struct PlaneCandidate {
+    /// `horizontal`, `vertical` or `any` (FORMATS.md's plane `alignment`).
+    var alignment: String
+    /// Unit normal, toward the side the camera sees.
+    var normal: SIMD3<Double>
+    /// A point of the plane: its supporting points' centroid.
+    var origin: SIMD3<Double>
+    /// Points of the plane whose convex hull bounds the surface seen (the hull's corners).
+    var outline: [SIMD3<Double>]
+    /// How many map points support it.
+    var support: Int
+}
+
+/// Finds planar surfaces among a map's 3D points, the way ARKit's plane detection does it from
+/// its feature points.
+///
+/// Horizontal planes are dense modes of the points' heights: a floor or table top puts many
+/// points within a few centimetres of one height, which walls (spread evenly over all heights)
+/// do not. Vertical planes are lines in the top view (x-z), found by RANSAC. Arbitrary planes
+/// are RANSAC planes in 3D. Each geometric plane is split into connected surfaces on a grid
+/// (two tables of equal height are two planes), and a surface must spread in both in-plane
+/// directions: a wall's slice at one height is a line, not a floor.
+struct PlaneFinder {
+    var detection: PlaneDetection
+    var parameters = PlaneDetection.Parameters()
+
+    /// The planes among `points` (world, +y up), seen from `viewpoint` (the camera centre,
+    /// which decides each normal's side). `unit` is metres per world unit's estimate (1 once
+    /// metric): every length of ``PlaneDetection/Parameters`` is divided by it.
+    func find(in points: [SIMD3<Double>], viewpoint: SIMD3<Double>, metresPerUnit unit: Double) -> [PlaneCandidate] {
+        let tolerance = parameters.inlierDistance / unit, cell = parameters.cellSize / unit
+        let spread = parameters.minimumSpread / unit
+        var used = [Bool](repeating: false, count: points.count)
+        var found: [PlaneCandidate] = []
+        var random = SplitMix64(seed: 7)
+
+        if detection.contains(.horizontal) {
+            var pool = points.indices.sorted { points[$0].y < points[$1].y }
+            for _ in 0..<12 {
+                guard let height = densestHeight(pool.map { points[$0].y }, within: tolerance) else { break }
+                let band = pool.filter { abs(points[$0].y - height) <= tolerance }
+                for surface in connected(band, points: points, cell: cell, axes: (SIMD3(1, 0, 0), SIMD3(0, 0, 1))) {
+                    let flat = surface.map { SIMD2(points[$0].x, points[$0].z) }
+                    guard surface.count >= parameters.minimumPoints, Self.spread(flat).minor >= spread else { continue }
+                    let up = viewpoint.y >= height ? 1.0 : -1.0
+                    found.append(candidate(surface, points: points, normal: SIMD3(0, up, 0), alignment: "horizontal"))
+                    for i in surface { used[i] = true }
+                }
+                let inBand = Set(band)
+                pool.removeAll { inBand.contains($0) }
+                if pool.count < parameters.minimumPoints { break }
+            }
+        }
+
+        if detection.contains(.vertical) {
+            var pool = points.indices.filter { !used[$0] }
+            for _ in 0..<12 {
+                guard pool.count >= parameters.minimumPoints,
+                      let line = bestLine(pool.map { SIMD2(points[$0].x, points[$0].z) }, tolerance: tolerance, random: &random)
+                else { break }
+                let inliers = pool.filter { abs(dot(line.normal, SIMD2(points[$0].x, points[$0].z)) - line.offset) <= tolerance }
+                let along = SIMD3(-line.normal.y, 0, line.normal.x), normal = SIMD3(line.normal.x, 0, line.normal.y)
+                for surface in connected(inliers, points: points, cell: cell, axes: (along, SIMD3(0, 1, 0))) {
+                    let flat = surface.map { SIMD2(dot(points[$0], along), points[$0].y) }
+                    guard surface.count >= parameters.minimumPoints, Self.spread(flat).minor >= spread else { continue }
+                    let side = dot(normal, viewpoint - points[surface[0]]) >= 0 ? 1.0 : -1.0
+                    found.append(candidate(surface, points: points, normal: side * normal, alignment: "vertical"))
+                    for i in surface { used[i] = true }
+                }
+                let onLine = Set(inliers)
+                pool.removeAll { onLine.contains($0) }
+            }
+        }
+
+        if detection.contains(.arbitrary) {
+            var pool = points.indices.filter { !used[$0] }
+            for _ in 0..<8 {
+                guard pool.count >= parameters.minimumPoints,
+                      let plane = bestPlane(pool.map { points[$0] }, tolerance: tolerance, random: &random) else { break }
+                let inliers = pool.filter { abs(dot(plane.normal, points[$0]) - plane.offset) <= tolerance }
+                let tilt = asin(min(1, abs(plane.normal.y)))  // 0 for vertical, π/2 for horizontal
+                let generic = tilt > parameters.arbitraryMinimumTilt && tilt < .pi / 2 - parameters.arbitraryMinimumTilt
+                let axes = Self.basis(plane.normal)
+                for surface in connected(inliers, points: points, cell: cell, axes: axes) where generic {
+                    let flat = surface.map { SIMD2(dot(points[$0], axes.0), dot(points[$0], axes.1)) }
+                    guard surface.count >= parameters.minimumPoints, Self.spread(flat).minor >= spread else { continue }
+                    let side = dot(plane.normal, viewpoint - points[surface[0]]) >= 0 ? 1.0 : -1.0
+                    found.append(candidate(surface, points: points, normal: side * plane.normal, alignment: "any"))
+                }
+                let onPlane = Set(inliers)
+                pool.removeAll { onPlane.contains($0) }
+            }
+        }
+        return found
+    }
+
+    /// The height with the most values within ±`tolerance` (sorted `heights`), refined to the
+    /// median of those values; nil when no height has ``PlaneDetection/Parameters/minimumPoints``.
+    private func densestHeight(_ heights: [Double], within tolerance: Double) -> Double? {
+        var best = (count: 0, start: 0, end: 0), j = 0
+        for i in heights.indices {
+            while j < heights.count && heights[j] <= heights[i] + 2 * tolerance { j += 1 }
+            if j - i > best.count { best = (j - i, i, j) }
+        }
+        guard best.count >= parameters.minimumPoints else { return nil }
+        let window = heights[best.start..<best.end]
+        return window[window.startIndex + window.count / 2]
+    }
+
+    /// The line `dot(normal, p) = offset` (top view) with the most points within `tolerance`.
+    private func bestLine(_ p: [SIMD2<Double>], tolerance: Double, random: inout SplitMix64)
+        -> (normal: SIMD2<Double>, offset: Double)? {
+        var best: (normal: SIMD2<Double>, offset: Double, count: Int)?
+        for _ in 0..<parameters.iterations {
+            let a = p[Int(random.next() % UInt64(p.count))], b = p[Int(random.next() % UInt64(p.count))]
+            let d = b - a
+            guard length(d) > 4 * tolerance else { continue }
+            let n = SIMD2(-d.y, d.x) / length(d), c = dot(n, a)
+            var count = 0
+            for q in p where abs(dot(n, q) - c) <= tolerance { count += 1 }
+            if count > (best?.count ?? 0) { best = (n, c, count) }
+        }
+        guard var line = best, line.count >= parameters.minimumPoints else { return nil }
+        // Least squares on the inliers (the principal direction of their scatter).
+        for _ in 0..<2 {
+            let inliers = p.filter { abs(dot(line.normal, $0) - line.offset) <= tolerance }
+            guard inliers.count >= 2 else { break }
+            let s = Self.spread(inliers)
+            line.normal = SIMD2(-s.direction.y, s.direction.x)
+            line.offset = dot(line.normal, s.mean)
+        }
+        return (line.normal, line.offset)
+    }
+
+    /// The plane `dot(normal, p) = offset` with the most points within `tolerance`.
+    private func bestPlane(_ p: [SIMD3<Double>], tolerance: Double, random: inout SplitMix64)
+        -> (normal: SIMD3<Double>, offset: Double)? {
+        var best: (normal: SIMD3<Double>, offset: Double, count: Int)?
+        for _ in 0..<parameters.iterations {
+            let a = p[Int(random.next() % UInt64(p.count))], b = p[Int(random.next() % UInt64(p.count))]
+            let c = p[Int(random.next() % UInt64(p.count))]
+            let n = cross(b - a, c - a)
+            guard length(n) > 16 * tolerance * tolerance else { continue }
+            let u = n / length(n), o = dot(u, a)
+            var count = 0
+            for q in p where abs(dot(u, q) - o) <= tolerance { count += 1 }
+            if count > (best?.count ?? 0) { best = (u, o, count) }
+        }
+        guard var plane = best, plane.count >= parameters.minimumPoints else { return nil }
+        let inliers = p.filter { abs(dot(plane.normal, $0) - plane.offset) <= tolerance }
+        let (centroid, _, vectors) = SymmetricEigen.of(inliers)
+        plane.normal = vectors[0]
+        plane.offset = dot(plane.normal, centroid)
+        return (plane.normal, plane.offset)
+    }
+
+    /// Splits `members` into groups connected on a grid of `cell` in the plane spanned by `axes`.
+    private func connected(_ members: [Int], points: [SIMD3<Double>], cell: Double,
+                           axes: (SIMD3<Double>, SIMD3<Double>)) -> [[Int]] {
+        struct Key: Hashable { var u: Int, v: Int }
+        var cells: [Key: [Int]] = [:]
+        for i in members {
+            let p = points[i]
+            cells[Key(u: Int((dot(p, axes.0) / cell).rounded(.down)), v: Int((dot(p, axes.1) / cell).rounded(.down))), default: []].append(i)
+        }
+        var seen = Set<Key>(), groups: [[Int]] = []
+        // Cells in a fixed order, so that the result does not depend on hashing.
+        for start in cells.keys.sorted(by: { $0.u != $1.u ? $0.u < $1.u : $0.v < $1.v }) where !seen.contains(start) {
+            var stack = [start], group: [Int] = []
+            seen.insert(start)
+            while let k = stack.popLast() {
+                group += cells[k]!
+                for du in -1...1 { for dv in -1...1 {
+                    let n = Key(u: k.u + du, v: k.v + dv)
+                    if cells[n] != nil && !seen.contains(n) { seen.insert(n); stack.append(n) }
+                } }
+            }
+            groups.append(group.sorted())
+        }
+        return groups
+    }
+
+    /// The candidate for `members` on the plane with `normal` through their centroid.
+    private func candidate(_ members: [Int], points: [SIMD3<Double>], normal: SIMD3<Double>, alignment: String) -> PlaneCandidate {
+        let p = members.map { points[$0] }
+        var origin = p.reduce(SIMD3<Double>.zero, +) / Double(p.count)
+        let axes = Self.basis(normal)
+        let hull = ConvexPolygon.hull(p.map { SIMD2(dot($0 - origin, axes.0), dot($0 - origin, axes.1)) })
+        let outline = hull.map { origin + $0.x * axes.0 + $0.y * axes.1 }
+        origin = outline.reduce(SIMD3<Double>.zero, +) / Double(max(outline.count, 1))
+        return PlaneCandidate(alignment: alignment, normal: normal, origin: origin, outline: outline, support: p.count)
+    }
+
+    /// Mean, principal direction and spreads (standard deviations along the principal and the
+    /// minor direction) of 2D points.
+    static func spread(_ p: [SIMD2<Double>]) -> (mean: SIMD2<Double>, direction: SIMD2<Double>, major: Double, minor: Double) {
+        let n = Double(max(p.count, 1))
+        let mean = p.reduce(SIMD2<Double>.zero, +) / n
+        var a = 0.0, b = 0.0, c = 0.0
+        for q in p { let d = q - mean; a += d.x * d.x; b += d.x * d.y; c += d.y * d.y }
+        a /= n; b /= n; c /= n
+        let half = (a + c) / 2, radius = (((a - c) / 2) * ((a - c) / 2) + b * b).squareRoot()
+        let angle = 0.5 * atan2(2 * b, a - c)
+        return (mean, SIMD2(cos(angle), sin(angle)), max(0, half + radius).squareRoot(), max(0, half - radius).squareRoot())
+    }
+
+    /// Two unit vectors spanning the plane with unit `normal`: the x and z axes of a plane
+    /// anchor whose y is the normal (right-handed: z = x × y).
+    static func basis(_ normal: SIMD3<Double>) -> (SIMD3<Double>, SIMD3<Double>) {
+        let helper = abs(normal.y) < 0.9 ? SIMD3<Double>(0, 1, 0) : SIMD3<Double>(1, 0, 0)
+        let x = normalize(cross(helper, normal))
+        return (x, cross(x, normal))
+    }
+}

@@ -1,0 +1,114 @@
+import Foundation
+
+/// The session's plane anchors over time (ARPlaneAnchor's life): each pass of ``PlaneFinder``
+/// over the map updates the planes its candidates match, adds the others, and merges planes a
+/// candidate joins (the oldest keeps its identifier, the others are removed). Planes only grow:
+/// a plane's boundary is the hull of everything seen of it, so a surface seen earlier and now
+/// out of view stays.
+struct PlaneMap {
+    var parameters: PlaneDetection.Parameters
+    /// Plane anchors in the order they were found (`plane/<n>`, n from 0).
+    private(set) var anchors: [Anchor] = []
+    private var next = 0
+
+    init(parameters: PlaneDetection.Parameters) { self.parameters = parameters }
+
+    /// Applies one pass's candidates; returns the events (added, updated, removed anchors).
+    /// `unit` is metres per world unit (1 once metric), which scales the matching tolerances.
+    mutating func update(with candidates: [PlaneCandidate], metresPerUnit unit: Double) -> AnchorEvents {
+        var events = AnchorEvents()
+        var changed = Set<String>(), added = Set<String>()
+        // Larger surfaces first: they take the identifiers of the planes they grew from.
+        for var c in candidates.sorted(by: { $0.support > $1.support }) {
+            let matches = anchors.indices.filter { isSurface(c, of: anchors[$0], unit: unit) }
+            guard let keep = matches.first else {
+                let anchor = Self.anchor(identifier: "plane/\(next)", alignment: c.alignment, normal: c.normal,
+                                         origin: c.origin, outline: c.outline, xAxis: nil)
+                next += 1
+                anchors.append(anchor)
+                added.insert(anchor.identifier)
+                continue
+            }
+            // A plane keeps the side it was first seen from: a camera that walks past the end of
+            // a wall, or round a table, sees the same surface's points from the other side.
+            if dot(anchors[keep].transform.rotation.columns.1, c.normal) < 0 { c.normal = -c.normal }
+            // The surface grows by everything the merged planes covered.
+            var outline = c.outline
+            for m in matches { outline += Self.outline(of: anchors[m]).map { $0 - c.normal * dot($0 - c.origin, c.normal) } }
+            let kept = Self.anchor(identifier: anchors[keep].identifier, alignment: c.alignment, normal: c.normal,
+                                   origin: c.origin, outline: outline, xAxis: anchors[keep].transform.rotation.columns.0)
+            anchors[keep] = kept
+            changed.insert(kept.identifier)
+            for m in matches.dropFirst().reversed() {
+                // A plane added in this pass and merged at once was never reported.
+                if !added.contains(anchors[m].identifier) { events.removed.append(anchors[m]) }
+                changed.remove(anchors[m].identifier)
+                anchors.remove(at: m)
+            }
+        }
+        events.added = anchors.filter { added.contains($0.identifier) }
+        events.updated = anchors.filter { changed.contains($0.identifier) && !added.contains($0.identifier) }
+        return events
+    }
+
+    /// Multiplies every length by `factor` (the world became metric).
+    mutating func rescale(by factor: Double) {
+        for i in anchors.indices {
+            anchors[i].transform = Transform(rotation: anchors[i].transform.rotation, translation: anchors[i].transform.translation * factor)
+            anchors[i].extent *= factor
+            anchors[i].polygon = anchors[i].polygon?.map { $0 * factor }
+        }
+    }
+
+    /// True when `c` is (part of) the surface of `plane`: same alignment, normals within
+    /// ``PlaneDetection/Parameters/mergeAngle`` (either way round), planes within a few inlier distances, and
+    /// boundaries overlapping or nearly touching (within ``PlaneDetection/Parameters/mergeGap``).
+    private func isSurface(_ c: PlaneCandidate, of plane: Anchor, unit: Double) -> Bool {
+        let normal = plane.transform.rotation.columns.1
+        guard plane.alignment == c.alignment, abs(dot(normal, c.normal)) >= cos(parameters.mergeAngle),
+              abs(dot(plane.transform.translation - c.origin, c.normal)) <= 3 * parameters.inlierDistance / unit else { return false }
+        let axes = PlaneFinder.basis(c.normal), g = parameters.mergeGap / unit
+        func flat(_ p: SIMD3<Double>) -> SIMD2<Double> { SIMD2(dot(p - c.origin, axes.0), dot(p - c.origin, axes.1)) }
+        let mine = ConvexPolygon.hull(c.outline.map(flat))
+        let theirs = ConvexPolygon.hull(Self.outline(of: plane).map(flat).flatMap {
+            [$0 + SIMD2(g, 0), $0 - SIMD2(g, 0), $0 + SIMD2(0, g), $0 - SIMD2(0, g)]
+        })
+        return ConvexPolygon.area(ConvexPolygon.clip(mine, by: theirs)) > 0
+    }
+
+    /// A plane anchor's boundary in world coordinates.
+    static func outline(of plane: Anchor) -> [SIMD3<Double>] {
+        (plane.polygon ?? []).map { plane.transform.apply(to: SIMD3($0.x, 0, $0.y)) }
+    }
+
+    /// The plane anchor for a surface: +y along `normal`, x level on vertical planes, else along
+    /// `xAxis` (kept from the plane's previous pose so that content on it does not spin) or
+    /// along the longer side of its boundary; origin at the centre of the boundary's bounding rectangle in those axes,
+    /// extent that rectangle's size, polygon the boundary's hull in the anchor's x-z plane.
+    static func anchor(identifier: String, alignment: String, normal: SIMD3<Double>, origin: SIMD3<Double>,
+                       outline: [SIMD3<Double>], xAxis: SIMD3<Double>?) -> Anchor {
+        let basis = PlaneFinder.basis(normal)
+        func flat(_ p: SIMD3<Double>) -> SIMD2<Double> { SIMD2(dot(p - origin, basis.0), dot(p - origin, basis.1)) }
+        var x = basis.0
+        if abs(normal.y) < 1e-6 {
+            // Vertical: x runs level along the wall (z then points down it), as on ARKit's
+            // vertical planes, so that the extent is the wall's width and height.
+            x = normalize(cross(SIMD3(0, 1, 0), normal))
+        } else if let hint = xAxis, length(hint - normal * dot(hint, normal)) > 0.5 {
+            x = normalize(hint - normal * dot(hint, normal))
+        } else {
+            let d = PlaneFinder.spread(outline.map(flat)).direction
+            x = normalize(d.x * basis.0 + d.y * basis.1)
+        }
+        let z = cross(x, normal)
+        let uv = outline.map { SIMD2(dot($0 - origin, x), dot($0 - origin, z)) }
+        let low = uv.reduce(SIMD2(Double.infinity, .infinity)) { pointwiseMin($0, $1) }
+        let high = uv.reduce(SIMD2(-Double.infinity, -.infinity)) { pointwiseMax($0, $1) }
+        let mid = uv.isEmpty ? .zero : (low + high) / 2
+        let centre = origin + mid.x * x + mid.y * z
+        return Anchor(identifier: identifier, kind: .plane, isTracked: true,
+                      transform: Transform(rotation: Matrix3(columns: (x, normal, z)), translation: centre),
+                      extent: uv.isEmpty ? .zero : high - low, alignment: alignment,
+                      polygon: ConvexPolygon.hull(uv.map { $0 - mid }))
+    }
+}

@@ -1,0 +1,96 @@
+import Foundation
+import Testing
+
+@testable import AnchorKit
+
+/// The geometry under plane detection and raycasts, on known cases.
+@Suite("Plane geometry") struct PlaneGeometryTests {
+    @Test func hullDropsInnerAndCollinearPoints() {
+        let square = [SIMD2(0.0, 0), SIMD2(1, 0), SIMD2(1, 1), SIMD2(0, 1)]
+        let hull = ConvexPolygon.hull(square + [SIMD2(0.5, 0.5), SIMD2(0.5, 0), SIMD2(0.2, 0.7)])
+        #expect(hull.count == 4 && Set(hull.map { [$0.x, $0.y] }) == Set(square.map { [$0.x, $0.y] }))
+        #expect(ConvexPolygon.signedArea(hull) > 0, "counter-clockwise in x-right, y-up axes")
+    }
+
+    @Test func eigenDecompositionOfAKnownMatrix() {
+        // R diag(1, 4, 9) Rᵀ for a rotation R about z by 30°: eigenvectors are R's columns.
+        let r = Matrix3.rotation(angle: .pi / 6, axis: SIMD3(0, 0, 1))
+        let m = r * Matrix3.diagonal(SIMD3(1, 4, 9)) * r.transposed
+        let e = SymmetricEigen((0..<3).map { i in (0..<3).map { m[i, $0] } })
+        #expect(zip(e.values, [1.0, 4, 9]).allSatisfy { abs($0 - $1) < 1e-12 })
+        let columns = [r.columns.0, r.columns.1, r.columns.2]
+        for (v, c) in zip(e.vectors, columns) { #expect(abs(abs(dot(SIMD3(v[0], v[1], v[2]), c)) - 1) < 1e-12) }
+    }
+
+    /// A 2 x 1 m floor at y = -1.5 (normal up), centred at (0, -1.5, -3).
+    static let floor = PlaneMap.anchor(identifier: "plane/0", alignment: "horizontal", normal: SIMD3(0, 1, 0),
+                                       origin: SIMD3(0, -1.5, -3),
+                                       outline: [SIMD3(-1, -1.5, -3.5), SIMD3(1, -1.5, -3.5), SIMD3(1, -1.5, -2.5), SIMD3(-1, -1.5, -2.5)],
+                                       xAxis: SIMD3(1, 0, 0))
+
+    @Test func planeAnchorIsCentredWithYAlongTheNormal() {
+        let a = Self.floor
+        #expect(isNear(a.transform.translation, SIMD3(0, -1.5, -3), 1e-12))
+        #expect(isNear(a.transform.rotation.columns.1, SIMD3(0, 1, 0), 1e-12))
+        #expect(isNear(a.transform.rotation.columns.0, SIMD3(1, 0, 0), 1e-12))
+        #expect(isNear(a.transform.rotation.columns.2, SIMD3(0, 0, 1), 1e-12), "right-handed: z = x × y")
+        #expect(abs(a.extent.x - 2) < 1e-12 && abs(a.extent.y - 1) < 1e-12)
+    }
+
+    @Test func raycastsHitInsideTheBoundaryOrTheInfinitePlane() throws {
+        // From the origin, 45° down toward -z: meets y = -1.5 at z = -1.5 (outside the floor's
+        // boundary), and a steeper ray meets it at z = -3 (inside), 3.354 m away.
+        let shallow = RaycastQuery(origin: .zero, direction: SIMD3(0, -1, -1), target: .existingPlaneGeometry, alignment: .any)
+        #expect(Raycaster.cast(shallow, planes: [Self.floor]).isEmpty)
+        var infinite = shallow
+        infinite.target = .existingPlaneInfinite
+        let far = try #require(Raycaster.cast(infinite, planes: [Self.floor]).first)
+        #expect(isNear(far.worldTransform.translation, SIMD3(0, -1.5, -1.5), 1e-12))
+        let steep = RaycastQuery(origin: .zero, direction: SIMD3(0, -1.5, -3), target: .existingPlaneGeometry, alignment: .horizontal)
+        let hit = try #require(Raycaster.cast(steep, planes: [Self.floor]).first)
+        #expect(abs(hit.distance - (1.5 * 1.5 + 9).squareRoot()) < 1e-12 && hit.anchorIdentifier == "plane/0")
+        #expect(isNear(hit.worldTransform.rotation.columns.1, SIMD3(0, 1, 0), 1e-12))
+        var vertical = steep
+        vertical.alignment = .vertical
+        #expect(Raycaster.cast(vertical, planes: [Self.floor]).isEmpty, "a horizontal plane is not a vertical target")
+        let up = RaycastQuery(origin: .zero, direction: SIMD3(0, 1, -1), target: .existingPlaneInfinite, alignment: .any)
+        #expect(Raycaster.cast(up, planes: [Self.floor]).isEmpty, "planes behind the ray are not hit")
+    }
+
+    @Test func estimatedPlaneRaycastFitsTheFeaturePoints() throws {
+        var random = SplitMix64(seed: 3)
+        let points = (0..<400).map { _ in SIMD3(random.nextUnit() * 2 - 1, -1.5 + 0.003 * (random.nextUnit() - 0.5), -2 - 2 * random.nextUnit()) }
+        let query = RaycastQuery(origin: .zero, direction: SIMD3(0, -1.5, -3), target: .estimatedPlane, alignment: .horizontal)
+        let hit = try #require(Raycaster.cast(query, planes: [], points: points).first)
+        #expect(isNear(hit.worldTransform.translation, SIMD3(0, -1.5, -3), 0.01))
+        #expect(Raycaster.cast(RaycastQuery(origin: .zero, direction: SIMD3(0, 1, 0), target: .estimatedPlane, alignment: .any),
+                               planes: [], points: points).isEmpty, "nothing above: no hit, not an error")
+    }
+
+    /// Two pieces of one floor are two planes until a detection joins them: the older keeps its
+    /// identifier, the other is removed.
+    @Test func planesGrowAndMerge() {
+        func piece(_ x0: Double, _ x1: Double) -> PlaneCandidate {
+            let outline = [SIMD3(x0, -1.5, -3.5), SIMD3(x1, -1.5, -3.5), SIMD3(x1, -1.5, -2.5), SIMD3(x0, -1.5, -2.5)]
+            return PlaneCandidate(alignment: "horizontal", normal: SIMD3(0, 1, 0), origin: SIMD3((x0 + x1) / 2, -1.5, -3),
+                                  outline: outline, support: Int((x1 - x0) * 100))
+        }
+        var map = PlaneMap(parameters: PlaneDetection.Parameters())
+        let first = map.update(with: [piece(-3, -2), piece(1, 2)], metresPerUnit: 1)
+        #expect(first.added.map(\.identifier) == ["plane/0", "plane/1"] && map.anchors.count == 2)
+        let joined = map.update(with: [piece(-3, 2)], metresPerUnit: 1)
+        #expect(joined.removed.map(\.identifier) == ["plane/1"] && joined.updated.map(\.identifier) == ["plane/0"])
+        // The axes stay those of plane/0's first detection (a square: x may lie along either side).
+        let axes = map.anchors[0].transform.rotation
+        #expect(map.anchors.count == 1 && abs(map.anchors[0].extent.max() - 5) < 1e-9 && abs(map.anchors[0].extent.min() - 1) < 1e-9)
+        // Planes only grow: a smaller view of the same floor keeps the extent and the axes.
+        _ = map.update(with: [piece(-1, 0)], metresPerUnit: 1)
+        #expect(abs(map.anchors[0].extent.max() - 5) < 1e-9 && isNear(map.anchors[0].transform.rotation, axes))
+    }
+
+    @Test func planeListsParse() {
+        #expect(PlaneDetection(list: "horizontal,vertical") == [.horizontal, .vertical])
+        #expect(PlaneDetection(list: "any") == [.horizontal, .vertical, .arbitrary])
+        #expect(PlaneDetection(list: "floor") == nil && PlaneDetection(list: "") == nil)
+    }
+}
