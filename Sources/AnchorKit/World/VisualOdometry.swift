@@ -288,7 +288,9 @@ public final class VisualOdometry: WorldTracker {
         for (i, t) in tracks.enumerated() where t.point == nil && t.origin.keyframe >= 0 && t.origin.keyframe < k {
             byOrigin[t.origin.keyframe, default: []].append(i)
         }
-        for (origin, members) in byOrigin {
+        // In keyframe order: a dictionary's order changes from run to run (hash seeding), and the
+        // points' order decides the order of every later sum over them.
+        for (origin, members) in byOrigin.sorted(by: { $0.key < $1.key }) {
             let found = try triangulator.triangulate(
                 pixels1: members.map { ideal(tracks[$0].origin.position) }, pixels2: members.map { ideal(tracks[$0].position) },
                 opencvCamera1FromWorld: keyframes[origin].pose, opencvCamera2FromWorld: keyframe.pose, camera: camera)
