@@ -139,7 +139,7 @@ struct TrackCommand: ParsableCommand {
                 frames += 1
                 anchors = update.anchors.count
                 planesFound = update.anchors.filter { $0.kind == .plane }.count
-                observations += update.anchors.filter(\.isTracked).count
+                observations += update.anchors.filter { $0.isTracked && $0.kind != .plane }.count
                 if update.camera.trackingState == .normal { normal += 1 }
                 scale = update.camera.scale
                 progress.update(done: frames, total: input.source.expectedFrameCount)
