@@ -87,14 +87,14 @@ struct RaycastCommand: ParsableCommand {
                 guard wanted.contains(frame.index) else { continue }
                 for pixel in rays {
                     let hits = update.camera.raycastQuery(from: pixel, target: target, alignment: alignment).map(session.raycast) ?? []
-                    let check = truth?[frame.index].flatMap { Self.trueHit(pixel, in: $0, camera: camera) }
+                    let truePlane = truth?[frame.index]?.plane(under: pixel, intrinsics: camera)
                     var error: Double?
-                    if let hit = hits.first, let check, update.camera.scale == .metric {
+                    if let hit = hits.first, let truePlane, update.camera.scale == .metric {
                         let reported = update.camera.cameraFrom(hit.worldTransform).translation
-                        error = length(reported - check.inCamera)
-                        errors[check.surface, default: []].append(error!)
+                        error = length(reported - truePlane.inCamera)
+                        errors[truePlane.identifier, default: []].append(error!)
                     }
-                    print(Self.line(frame: update, pixel: pixel, hit: hits.first, truth: check?.surface, error: error, json: json))
+                    print(Self.line(frame: update, pixel: pixel, hit: hits.first, truth: truePlane?.identifier, error: error, json: json))
                 }
             }
             guard reached >= last else { throw InputError(sequence, "has no frame \(last) (last frame \(reached))") }
@@ -106,17 +106,6 @@ struct RaycastCommand: ParsableCommand {
                 }
             }
         }
-    }
-
-    /// The true surface under `pixel` in a ground-truth line: its nearest plane along the true
-    /// camera's ray, and the hit in that camera's frame (ARKit axes, metres).
-    static func trueHit(_ pixel: SIMD2<Double>, in truth: FrameUpdate, camera: CameraIntrinsics) -> (surface: String, inCamera: SIMD3<Double>)? {
-        var cameraState = truth.camera
-        cameraState.intrinsics = camera
-        guard let query = cameraState.raycastQuery(from: pixel, target: .existingPlaneGeometry, alignment: .any) else { return nil }
-        let planes = truth.anchors.filter { $0.kind == .plane }
-        guard let hit = Raycaster.cast(query, planes: planes).first, let id = hit.anchorIdentifier else { return nil }
-        return (id, truth.camera.cameraFrom(hit.worldTransform).translation)
     }
 
     static func line(frame: FrameUpdate, pixel: SIMD2<Double>, hit: RaycastResult?, truth: String?, error: Double?, json: Bool) -> String {

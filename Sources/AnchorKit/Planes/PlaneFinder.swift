@@ -31,8 +31,7 @@ struct PlaneFinder {
     /// which decides each normal's side). `unit` is metres per world unit's estimate (1 once
     /// metric): every length of ``PlaneDetection/Parameters`` is divided by it.
     func find(in points: [SIMD3<Double>], viewpoint: SIMD3<Double>, metresPerUnit unit: Double) -> [PlaneCandidate] {
-        let tolerance = parameters.inlierDistance / unit, cell = parameters.cellSize / unit
-        let spread = parameters.minimumSpread / unit
+        let tolerance = parameters.inlierDistance / unit
         var used = [Bool](repeating: false, count: points.count)
         var found: [PlaneCandidate] = []
         var random = SplitMix64(seed: 7)
@@ -42,12 +41,11 @@ struct PlaneFinder {
             for _ in 0..<12 {
                 guard let height = densestHeight(pool.map { points[$0].y }, within: tolerance) else { break }
                 let band = pool.filter { abs(points[$0].y - height) <= tolerance }
-                for surface in connected(band, points: points, cell: cell, axes: (SIMD3(1, 0, 0), SIMD3(0, 0, 1))) {
-                    let flat = surface.map { SIMD2(points[$0].x, points[$0].z) }
-                    guard surface.count >= parameters.minimumPoints, Self.spread(flat).minor >= spread else { continue }
-                    let up = viewpoint.y >= height ? 1.0 : -1.0
-                    found.append(candidate(surface, points: points, normal: SIMD3(0, up, 0), alignment: "horizontal"))
-                    for i in surface { used[i] = true }
+                for surface in surfaces(band, points: points, normal: SIMD3(0, 1, 0), offset: height,
+                                        axes: (SIMD3(1, 0, 0), SIMD3(0, 0, 1)), alignment: "horizontal",
+                                        viewpoint: viewpoint, metresPerUnit: unit) {
+                    found.append(surface.candidate)
+                    for i in surface.members { used[i] = true }
                 }
                 let inBand = Set(band)
                 pool.removeAll { inBand.contains($0) }
@@ -63,12 +61,11 @@ struct PlaneFinder {
                 else { break }
                 let inliers = pool.filter { abs(dot(line.normal, SIMD2(points[$0].x, points[$0].z)) - line.offset) <= tolerance }
                 let along = SIMD3(-line.normal.y, 0, line.normal.x), normal = SIMD3(line.normal.x, 0, line.normal.y)
-                for surface in connected(inliers, points: points, cell: cell, axes: (along, SIMD3(0, 1, 0))) {
-                    let flat = surface.map { SIMD2(dot(points[$0], along), points[$0].y) }
-                    guard surface.count >= parameters.minimumPoints, Self.spread(flat).minor >= spread else { continue }
-                    let side = dot(normal, viewpoint - points[surface[0]]) >= 0 ? 1.0 : -1.0
-                    found.append(candidate(surface, points: points, normal: side * normal, alignment: "vertical"))
-                    for i in surface { used[i] = true }
+                for surface in surfaces(inliers, points: points, normal: normal, offset: line.offset,
+                                        axes: (along, SIMD3(0, 1, 0)), alignment: "vertical",
+                                        viewpoint: viewpoint, metresPerUnit: unit) {
+                    found.append(surface.candidate)
+                    for i in surface.members { used[i] = true }
                 }
                 let onLine = Set(inliers)
                 pool.removeAll { onLine.contains($0) }
@@ -83,12 +80,10 @@ struct PlaneFinder {
                 let inliers = pool.filter { abs(dot(plane.normal, points[$0]) - plane.offset) <= tolerance }
                 let tilt = asin(min(1, abs(plane.normal.y)))  // 0 for vertical, π/2 for horizontal
                 let generic = tilt > parameters.arbitraryMinimumTilt && tilt < .pi / 2 - parameters.arbitraryMinimumTilt
-                let axes = Self.basis(plane.normal)
-                for surface in connected(inliers, points: points, cell: cell, axes: axes) where generic {
-                    let flat = surface.map { SIMD2(dot(points[$0], axes.0), dot(points[$0], axes.1)) }
-                    guard surface.count >= parameters.minimumPoints, Self.spread(flat).minor >= spread else { continue }
-                    let side = dot(plane.normal, viewpoint - points[surface[0]]) >= 0 ? 1.0 : -1.0
-                    found.append(candidate(surface, points: points, normal: side * plane.normal, alignment: "any"))
+                if generic {
+                    found += surfaces(inliers, points: points, normal: plane.normal, offset: plane.offset,
+                                      axes: Self.basis(plane.normal), alignment: "any",
+                                      viewpoint: viewpoint, metresPerUnit: unit).map(\.candidate)
                 }
                 let onPlane = Set(inliers)
                 pool.removeAll { onPlane.contains($0) }
@@ -155,6 +150,20 @@ struct PlaneFinder {
         plane.normal = vectors[0]
         plane.offset = dot(plane.normal, centroid)
         return (plane.normal, plane.offset)
+    }
+
+    /// The surfaces among `members` (points near the plane `dot(normal, p) = offset`): their
+    /// groups connected on the grid in the plane spanned by `axes` that have enough points spread
+    /// in both directions, each with its normal turned to the side of `viewpoint`.
+    private func surfaces(_ members: [Int], points: [SIMD3<Double>], normal: SIMD3<Double>, offset: Double,
+                          axes: (SIMD3<Double>, SIMD3<Double>), alignment: String, viewpoint: SIMD3<Double>,
+                          metresPerUnit unit: Double) -> [(candidate: PlaneCandidate, members: [Int])] {
+        let side = dot(normal, viewpoint) - offset >= 0 ? 1.0 : -1.0
+        return connected(members, points: points, cell: parameters.cellSize / unit, axes: axes).compactMap { surface in
+            let flat = surface.map { SIMD2(dot(points[$0], axes.0), dot(points[$0], axes.1)) }
+            guard surface.count >= parameters.minimumPoints, Self.spread(flat).minor >= parameters.minimumSpread / unit else { return nil }
+            return (candidate(surface, points: points, normal: side * normal, alignment: alignment), surface)
+        }
     }
 
     /// Splits `members` into groups connected on a grid of `cell` in the plane spanned by `axes`.

@@ -19,8 +19,16 @@ public final class Session {
     private var planeRevision: Int?
     private var trackedRaycasts: [TrackedRaycast] = []
     /// The map's points in the session's world (ARFrame.rawFeaturePoints, but of the whole
-    /// map): what `.estimatedPlane` raycasts hit. Empty without visual odometry.
-    public private(set) var featurePoints: [SIMD3<Double>] = []
+    /// map): what `.estimatedPlane` raycasts hit. Empty without visual odometry. Converted once
+    /// per map revision, when first asked for.
+    public var featurePoints: [SIMD3<Double>] {
+        guard let world, let alignment else { return [] }
+        if featureCache?.revision != world.mapRevision {
+            featureCache = (world.mapRevision, world.mapPoints.map { alignment.apply(to: $0) })
+        }
+        return featureCache!.points
+    }
+    private var featureCache: (revision: Int, points: [SIMD3<Double>])?
     /// While true, planes are found, grown and merged; set it to false once the planes are good
     /// enough (as ARKit apps stop plane detection): they then stay as they are.
     public var isRefiningPlanes = true
@@ -114,17 +122,14 @@ public final class Session {
     /// Finds planes again when the map changed (a new keyframe): in the session's world, with
     /// tolerances in metres once it is metric and scaled by the map's typical depth before.
     private func updatePlanes(camera: CameraState) -> AnchorEvents {
-        guard var map = planes, let world, let alignment, world.mapRevision != planeRevision,
-              camera.trackingState == .normal else { return AnchorEvents() }
+        guard planes != nil, let world, alignment != nil, world.mapRevision != planeRevision,
+              camera.trackingState == .normal, isRefiningPlanes else { return AnchorEvents() }
         planeRevision = world.mapRevision
-        featurePoints = world.mapPoints.map { alignment.apply(to: $0) }
-        guard isRefiningPlanes else { return AnchorEvents() }
-        let unit = camera.scale == .metric ? 1 : Self.metresPerUnit(featurePoints, seenFrom: camera.transform.translation)
+        let points = featurePoints
+        let unit = camera.scale == .metric ? 1 : Self.metresPerUnit(points, seenFrom: camera.transform.translation)
         let finder = PlaneFinder(detection: configuration.planeDetection, parameters: configuration.planeFinding)
-        let candidates = finder.find(in: featurePoints, viewpoint: camera.transform.translation, metresPerUnit: unit)
-        let events = map.update(with: candidates, metresPerUnit: unit)
-        planes = map
-        return events
+        let candidates = finder.find(in: points, viewpoint: camera.transform.translation, metresPerUnit: unit)
+        return planes!.update(with: candidates, metresPerUnit: unit)
     }
 
     /// A guess of the metres in one unit of a map of arbitrary scale: indoor scenes are seen
