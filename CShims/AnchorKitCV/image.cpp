@@ -1,4 +1,4 @@
-// image.cpp — 8-bit gray/BGR images: decode, create, convert, resize, encode.
+// image.cpp — 8-bit gray/BGR (and BGRA overlay) images: decode, create, convert, resize, encode.
 #include "internal.hpp"
 
 #include <opencv2/imgcodecs.hpp>
@@ -23,12 +23,11 @@ ak_image *make_image(cv::Mat mat) {
 
 cv::Mat to_channels(const cv::Mat &src, int channels) {
     if (src.channels() == channels) return src;
+    static const int codes[5][5] = {
+        {}, {0, 0, 0, cv::COLOR_GRAY2BGR, cv::COLOR_GRAY2BGRA}, {},
+        {0, cv::COLOR_BGR2GRAY, 0, 0, cv::COLOR_BGR2BGRA}, {0, cv::COLOR_BGRA2GRAY, 0, cv::COLOR_BGRA2BGR, 0}};
     cv::Mat out;
-    if (channels == 1) {
-        cv::cvtColor(src, out, cv::COLOR_BGR2GRAY);
-    } else {
-        cv::cvtColor(src, out, cv::COLOR_GRAY2BGR);
-    }
+    cv::cvtColor(src, out, codes[src.channels()][channels]);
     return out;
 }
 
@@ -75,14 +74,21 @@ ak_status ak_image_read(const char *path, int channels, ak_image **out) {
     return guarded(fn, [&]() -> ak_status {
         if (!out) return fail(AK_ERR_ARGUMENT, fn, "out is NULL");
         *out = nullptr;
-        if (ak_status s = check_channels(fn, channels)) return s;
+        if (ak_status s = check_channels(fn, channels, true)) return s;
         if (ak_status s = check_readable_file(fn, path)) return s;
         long long w = 0, h = 0;
         if (header_size(path, w, h) && (w <= 0 || h <= 0 || w * h > kMaxPixels))
             return fail(AK_ERR_ARGUMENT, fn, "image too large or empty: %lldx%lld (limit %lld pixels): %s", w, h,
                         static_cast<long long>(kMaxPixels), path);
-        cv::Mat mat = cv::imread(path, channels == 1 ? cv::IMREAD_GRAYSCALE : cv::IMREAD_COLOR);
+        // With alpha: whatever the file holds (gray, BGR, BGRA; 16-bit scaled to 8), then BGRA.
+        cv::Mat mat = cv::imread(path, channels == 1 ? cv::IMREAD_GRAYSCALE
+                                       : channels == 3 ? cv::IMREAD_COLOR : cv::IMREAD_UNCHANGED);
         if (mat.empty()) return fail(AK_ERR_DECODE, fn, "cannot decode image: %s", path);
+        if (channels == 4) {
+            if (mat.depth() == CV_16U) mat.convertTo(mat, CV_8U, 1.0 / 257);
+            if (mat.depth() == CV_8U && mat.channels() != 4 && (mat.channels() == 1 || mat.channels() == 3))
+                mat = to_channels(mat, 4);
+        }
         if (static_cast<long long>(mat.cols) * mat.rows > kMaxPixels)
             return fail(AK_ERR_ARGUMENT, fn, "image too large: %dx%d (limit %lld pixels): %s", mat.cols, mat.rows,
                         static_cast<long long>(kMaxPixels), path);
@@ -99,7 +105,7 @@ ak_status ak_image_create(int width, int height, int channels, const uint8_t *da
     return guarded(fn, [&]() -> ak_status {
         if (!out) return fail(AK_ERR_ARGUMENT, fn, "out is NULL");
         *out = nullptr;
-        if (ak_status s = check_channels(fn, channels)) return s;
+        if (ak_status s = check_channels(fn, channels, true)) return s;
         if (ak_status s = check_size(fn, width, height)) return s;
         const size_t row_bytes = static_cast<size_t>(width) * static_cast<size_t>(channels);
         if (data && stride < row_bytes)
@@ -134,8 +140,8 @@ ak_status ak_image_convert(const ak_image *image, int channels, ak_image **out) 
     return guarded(fn, [&]() -> ak_status {
         if (!out) return fail(AK_ERR_ARGUMENT, fn, "out is NULL");
         *out = nullptr;
-        if (ak_status s = check_image(fn, image, "image")) return s;
-        if (ak_status s = check_channels(fn, channels)) return s;
+        if (ak_status s = check_image(fn, image, "image", true)) return s;
+        if (ak_status s = check_channels(fn, channels, true)) return s;
         cv::Mat converted = to_channels(image->mat, channels);
         // to_channels shares the data when nothing changes: the result must be a copy.
         if (converted.data == image->mat.data) converted = converted.clone();
@@ -176,7 +182,7 @@ ak_status ak_image_resize(const ak_image *image, int width, int height, ak_image
 ak_status ak_image_write(const ak_image *image, const char *path) {
     static const char *fn = "ak_image_write";
     return guarded(fn, [&]() -> ak_status {
-        if (ak_status s = check_image(fn, image, "image")) return s;
+        if (ak_status s = check_image(fn, image, "image", true)) return s;
         if (!path || !*path) return fail(AK_ERR_ARGUMENT, fn, "path is NULL or empty");
         if (!cv::haveImageWriter(path))
             return fail(AK_ERR_ARGUMENT, fn, "no image encoder for the extension of %s", path);

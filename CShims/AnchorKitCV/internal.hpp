@@ -28,7 +28,7 @@
 
 // ---------------------------------------------------------------- handles
 
-// An 8-bit image, 1 or 3 channels, always continuous. Images are immutable once handed out
+// An 8-bit image, 1 or 3 channels (4, BGRA with straight alpha, for overlay textures), always continuous. Images are immutable once handed out
 // (ak_image_pixels gives a const pointer), so `serial` — unique for the life of the process —
 // identifies the pixels, e.g. for the renderer's texture cache.
 struct ak_image {
@@ -75,9 +75,12 @@ struct ak_renderer {
     int instants = 0;
     bool begun = false;
     double background = 0;
+    cv::Mat background_image;  // CV_32FC(channels): begun over a picture (else empty: `background`)
+    cv::Mat warped_alpha;      // scratch like `warped`, channels + 1 (premultiplied colour, alpha)
     uint64_t frame = 0;   // incremented by begin(); drives cache eviction
 
-    // Pre-filtered float copies of textures, converted to `channels`, keyed by ak_image::serial.
+    // Pre-filtered float copies of textures, converted to `channels` (plus alpha, premultiplied,
+    // for BGRA textures: filtering straight alpha would bleed hidden colours), keyed by ak_image::serial.
     // Per texture: levels keyed by (kx, ky) = log2 of the downscale factor along u and v.
     struct TextureEntry {
         uint64_t last_frame = 0;
@@ -165,9 +168,10 @@ ak_status guarded(const char *fn, Body &&body) noexcept {
 }
 
 // Argument checks; each returns AK_OK or records the failure.
-ak_status check_channels(const char *fn, int channels) noexcept;
+// `alpha`: 4 channels (BGRA) are accepted too (images that are only read, written or painted).
+ak_status check_channels(const char *fn, int channels, bool alpha = false) noexcept;
 ak_status check_size(const char *fn, int width, int height) noexcept;  // > 0 and <= kMaxPixels
-ak_status check_image(const char *fn, const ak_image *image, const char *what) noexcept;
+ak_status check_image(const char *fn, const ak_image *image, const char *what, bool alpha = false) noexcept;
 // A path that names an existing, readable regular file: AK_ERR_IO otherwise.
 ak_status check_readable_file(const char *fn, const char *path) noexcept;
 
@@ -220,7 +224,8 @@ bool footprint_crop(const cv::Point2d quad[4], cv::Size image, cv::Rect &crop, d
 // Wraps a Mat (made continuous) into a new handle with a fresh serial.
 ak_image *make_image(cv::Mat mat);
 
-// `src` (8-bit, 1 or 3 channels) converted to `channels`; shares data when nothing changes.
+// `src` (8-bit, 1, 3 or 4 channels) converted to `channels` (1, 3 or 4: BGRA, opaque when `src`
+// has no alpha); shares data when nothing changes.
 cv::Mat to_channels(const cv::Mat &src, int channels);
 
 }  // namespace akcv

@@ -60,6 +60,7 @@ struct LayerPlan {
     cv::Rect roi;    // canvas pixels that can be touched (bounding box)
     std::vector<cv::Rect> bands;  // the parts of roi actually drawn (set by draw_layer)
     double gain = 1;
+    double opacity = 1;  // 1 - the layer's transparency
     bool visible = false;
 };
 
@@ -69,11 +70,13 @@ ak_status plan_outline(const char *fn, const ak_renderer &r, const ak_layer &lay
 // Plans one layer: validates it and projects its corners (or its polygon). Returns AK_OK or a
 // recorded failure.
 ak_status plan_layer(const char *fn, const ak_renderer &r, const ak_layer &layer, int index, LayerPlan &plan) {
-    if (ak_status s = check_image(fn, layer.texture, "layer texture")) return s;
+    if (ak_status s = check_image(fn, layer.texture, "layer texture", true)) return s;
     for (double v : layer.homography)
         if (!std::isfinite(v)) return fail(AK_ERR_ARGUMENT, fn, "layer %d: homography has a non-finite entry", index);
     if (!std::isfinite(layer.gain) || layer.gain < 0)
         return fail(AK_ERR_ARGUMENT, fn, "layer %d: gain must be finite and >= 0, got %g", index, layer.gain);
+    if (!(layer.transparency >= 0 && layer.transparency <= 1))
+        return fail(AK_ERR_ARGUMENT, fn, "layer %d: transparency must be in [0, 1], got %g", index, layer.transparency);
 
     Mat3 H;
     H << layer.homography[0], layer.homography[1], layer.homography[2], layer.homography[3], layer.homography[4],
@@ -84,7 +87,9 @@ ak_status plan_layer(const char *fn, const ak_renderer &r, const ak_layer &layer
     plan.M = A * H;
     plan.texture = layer.texture;
     plan.gain = layer.gain;
+    plan.opacity = 1 - layer.transparency;
     plan.visible = false;
+    if (plan.opacity <= 0) return AK_OK;  // invisible: nothing to draw
 
     if (layer.polygon || layer.polygon_count != 0) return plan_outline(fn, r, layer, index, plan);
     const double w = layer.texture->mat.cols, h = layer.texture->mat.rows;
@@ -280,7 +285,20 @@ cv::Mat texture_level(ak_renderer &r, const ak_image &texture, int kx, int ky) {
         }
     }
     if (source.empty()) {
-        to_channels(texture.mat, r.channels).convertTo(source, CV_32F);
+        if (texture.mat.channels() == 4) {
+            // Colour in the renderer's channels, premultiplied by alpha, then alpha itself.
+            cv::Mat colour, alpha;
+            to_channels(texture.mat, r.channels).convertTo(colour, CV_32F);
+            cv::extractChannel(texture.mat, alpha, 3);
+            alpha.convertTo(alpha, CV_32F, 1.0 / 255);
+            std::vector<cv::Mat> planes;
+            cv::split(colour, planes);
+            for (cv::Mat &p : planes) cv::multiply(p, alpha, p);
+            planes.push_back(alpha);
+            cv::merge(planes, source);
+        } else {
+            to_channels(texture.mat, r.channels).convertTo(source, CV_32F);
+        }
         if (kx != 0 || ky != 0) store_level(r, entry, 0, 0, source);
     }
     cv::Mat level = source;
@@ -434,7 +452,12 @@ void draw_layer(ak_renderer &r, LayerPlan &plan) {
     }
 
     const int ch = r.channels;
+    const bool alpha = tex.channels() == 4;
+    const int sch = alpha ? ch + 1 : ch;  // sampled channels: colour (premultiplied), then alpha
+    if (alpha && r.warped_alpha.size() != r.warped.size()) r.warped_alpha.create(r.warped.size(), CV_32FC(ch + 1));
     const float gain = static_cast<float>(plan.gain), bg = static_cast<float>(r.background);
+    const float opacity = static_cast<float>(plan.opacity);
+    const bool picture = !r.background_image.empty();
     cv::parallel_for_(cv::Range(0, static_cast<int>(tiles.size())), [&](const cv::Range &range) {
         for (int i = range.start; i < range.end; ++i) {
             const Tile &tile = tiles[static_cast<size_t>(i)];
@@ -448,18 +471,21 @@ void draw_layer(ak_renderer &r, LayerPlan &plan) {
             cv::Mat Wcv;
             cv::eigen2cv(W, Wcv);
             // The warp scratch is canvas-sized; disjoint tiles use disjoint parts of it.
-            cv::Mat warped = r.warped(rect);
+            cv::Mat warped = (alpha ? r.warped_alpha : r.warped)(rect);
             cv::warpPerspective(level, warped, Wcv, rect.size(), cv::INTER_LINEAR, cv::BORDER_REPLICATE);
 
-            // The canvas holds (value - background):
-            // canvas' = canvas * (1 - m) + (gain * texture - background) * m.
+            // The canvas holds (value - background), background b being a gray level or a picture:
+            // canvas' = canvas * (1 - m) + (gain * texture - b) * m, with m = coverage * opacity;
+            // with alpha a (colour premultiplied, c = gain * a * texture), m = coverage * opacity * a:
+            // canvas' = canvas * (1 - m) + (c - a * b) * coverage * opacity.
             for (int y = 0; y < rect.height; ++y) {
                 const double cy = rect.y + y;
                 double row[kMaxPolygon + 4];
                 for (int k = 0; k < edges; ++k) row[k] = eb[k] * cy + ec[k];
                 float *dst = r.canvas.ptr<float>(rect.y + y) + static_cast<size_t>(rect.x) * ch;
+                const float *back = picture ? r.background_image.ptr<float>(rect.y + y) + static_cast<size_t>(rect.x) * ch : nullptr;
                 const float *src = warped.ptr<float>(y);
-                for (int x = 0; x < rect.width; ++x, dst += ch, src += ch) {
+                for (int x = 0; x < rect.width; ++x, dst += ch, src += sch, back += picture ? ch : 0) {
                     const double cx = rect.x + x;
                     double cov = 1;
                     for (int k = 0; k < edges; ++k) {
@@ -471,8 +497,14 @@ void draw_layer(ak_renderer &r, LayerPlan &plan) {
                         if (e < 1) cov *= e;
                     }
                     if (cov <= 0) continue;
-                    const float m = static_cast<float>(cov), keep = 1.0f - m;
-                    for (int c = 0; c < ch; ++c) dst[c] = dst[c] * keep + (src[c] * gain - bg) * m;
+                    const float m = static_cast<float>(cov) * opacity;
+                    if (alpha) {
+                        const float a = src[ch], keep = 1.0f - m * a;
+                        for (int c = 0; c < ch; ++c) dst[c] = dst[c] * keep + (src[c] * gain - a * (back ? back[c] : bg)) * m;
+                    } else {
+                        const float keep = 1.0f - m;
+                        for (int c = 0; c < ch; ++c) dst[c] = dst[c] * keep + (src[c] * gain - (back ? back[c] : bg)) * m;
+                    }
                 }
             }
         }
@@ -486,6 +518,29 @@ uint64_t splitmix64(uint64_t x) {
     x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ULL;
     x = (x ^ (x >> 27)) * 0x94D049BB133111EBULL;
     return x ^ (x >> 31);
+}
+
+// Starts a frame: clears the exposure and evicts textures the previous frame did not use.
+void begin_frame(ak_renderer *renderer, double background) {
+    renderer->accum.setTo(cv::Scalar::all(0));
+    if (renderer->canvas_dirty) {
+        renderer->canvas.setTo(cv::Scalar::all(0));
+        renderer->canvas_dirty = false;
+    }
+    renderer->instants = 0;
+    renderer->background = background;
+    renderer->begun = true;
+    // Drop cached textures that were not used during the previous frame.
+    const uint64_t previous = renderer->frame;
+    renderer->frame += 1;
+    for (auto it = renderer->textures.begin(); it != renderer->textures.end();) {
+        if (it->second.last_frame < previous) {
+            renderer->texture_bytes -= it->second.bytes;
+            it = renderer->textures.erase(it);
+        } else {
+            ++it;
+        }
+    }
 }
 
 }  // namespace
@@ -528,25 +583,25 @@ ak_status ak_renderer_begin(ak_renderer *renderer, double background) {
     return guarded(fn, [&]() -> ak_status {
         if (!renderer) return fail(AK_ERR_ARGUMENT, fn, "renderer is NULL");
         if (!std::isfinite(background)) return fail(AK_ERR_ARGUMENT, fn, "background must be finite");
-        renderer->accum.setTo(cv::Scalar::all(0));
-        if (renderer->canvas_dirty) {
-            renderer->canvas.setTo(cv::Scalar::all(0));
-            renderer->canvas_dirty = false;
-        }
-        renderer->instants = 0;
-        renderer->background = background;
-        renderer->begun = true;
-        // Drop cached textures that were not used during the previous frame.
-        const uint64_t previous = renderer->frame;
-        renderer->frame += 1;
-        for (auto it = renderer->textures.begin(); it != renderer->textures.end();) {
-            if (it->second.last_frame < previous) {
-                renderer->texture_bytes -= it->second.bytes;
-                it = renderer->textures.erase(it);
-            } else {
-                ++it;
-            }
-        }
+        begin_frame(renderer, background);
+        renderer->background_image.release();
+        return AK_OK;
+    });
+}
+
+ak_status ak_renderer_begin_image(ak_renderer *renderer, const ak_image *background) {
+    static const char *fn = "ak_renderer_begin_image";
+    return guarded(fn, [&]() -> ak_status {
+        if (!renderer) return fail(AK_ERR_ARGUMENT, fn, "renderer is NULL");
+        if (ak_status s = check_image(fn, background, "background")) return s;
+        if (renderer->ss != 1) return fail(AK_ERR_ARGUMENT, fn, "a picture background needs supersampling 1, not %d", renderer->ss);
+        if (background->mat.cols != renderer->width || background->mat.rows != renderer->height)
+            return fail(AK_ERR_ARGUMENT, fn, "background is %dx%d, the renderer %dx%d", background->mat.cols,
+                        background->mat.rows, renderer->width, renderer->height);
+        if (background->mat.channels() != renderer->channels && renderer->channels != 3)
+            return fail(AK_ERR_ARGUMENT, fn, "a BGR background on a gray renderer");
+        begin_frame(renderer, 0);
+        to_channels(background->mat, renderer->channels).convertTo(renderer->background_image, CV_32F);
         return AK_OK;
     });
 }
@@ -611,7 +666,9 @@ ak_status ak_renderer_finish(ak_renderer *renderer, const ak_finish_params *para
         const cv::Size size(r.width, r.height);
         // Average of the instants, then the ss x ss box filter down to full resolution.
         // (the buffers are relative to the background: add it back)
-        if (r.ss == 1) {
+        if (!r.background_image.empty()) {
+            cv::scaleAdd(r.accum, 1.0 / r.instants, r.background_image, r.small);
+        } else if (r.ss == 1) {
             r.accum.convertTo(r.small, CV_32F, 1.0 / r.instants, r.background);
         } else {
             r.accum.convertTo(r.mean, CV_32F, 1.0 / r.instants, r.background);

@@ -59,9 +59,9 @@ ak_status fail_opencv(const char *fn, const cv::Exception &e) noexcept {
     return fail(AK_ERR_OPENCV, fn, "OpenCV error %d in %s: %s", e.code, where, err);
 }
 
-ak_status check_channels(const char *fn, int channels) noexcept {
-    if (channels != 1 && channels != 3)
-        return fail(AK_ERR_ARGUMENT, fn, "channels must be 1 (gray) or 3 (BGR), got %d", channels);
+ak_status check_channels(const char *fn, int channels, bool alpha) noexcept {
+    if (channels != 1 && channels != 3 && !(alpha && channels == 4))
+        return fail(AK_ERR_ARGUMENT, fn, alpha ? "channels must be 1 (gray), 3 (BGR) or 4 (BGRA), got %d" : "channels must be 1 (gray) or 3 (BGR), got %d", channels);
     return AK_OK;
 }
 
@@ -74,11 +74,11 @@ ak_status check_size(const char *fn, int width, int height) noexcept {
     return AK_OK;
 }
 
-ak_status check_image(const char *fn, const ak_image *image, const char *what) noexcept {
+ak_status check_image(const char *fn, const ak_image *image, const char *what, bool alpha) noexcept {
     if (!image) return fail(AK_ERR_ARGUMENT, fn, "%s is NULL", what);
-    if (image->mat.empty() || image->mat.depth() != CV_8U ||
-        (image->mat.channels() != 1 && image->mat.channels() != 3))
-        return fail(AK_ERR_ARGUMENT, fn, "%s is not an 8-bit 1- or 3-channel image", what);
+    const int c = image->mat.empty() ? 0 : image->mat.channels();
+    if (image->mat.empty() || image->mat.depth() != CV_8U || !(c == 1 || c == 3 || (alpha && c == 4)))
+        return fail(AK_ERR_ARGUMENT, fn, alpha ? "%s is not an 8-bit 1-, 3- or 4-channel image" : "%s is not an 8-bit 1- or 3-channel image", what);
     return AK_OK;
 }
 

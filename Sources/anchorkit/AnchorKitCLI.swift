@@ -6,8 +6,8 @@ import Foundation
 struct AnchorKitCLI: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "anchorkit",
-        abstract: "Find markers and reference images in recorded video, estimate their 6-DoF poses, and score them against ground truth.",
-        subcommands: [TrackCommand.self, RaycastCommand.self, ScoreCommand.self, SynthCommand.self, CheckImageCommand.self, ReferenceDatabaseCommand.self, BenchCommand.self])
+        abstract: "Find markers, reference images and planes in recorded video, estimate their 6-DoF poses, composite overlays on them, and score them against ground truth.",
+        subcommands: [TrackCommand.self, RenderCommand.self, RaycastCommand.self, ScoreCommand.self, SynthCommand.self, CheckImageCommand.self, ReferenceDatabaseCommand.self, BenchCommand.self])
 
     static func main() {
         // FFmpeg and OpenCV log decoding trouble to stderr on their own; the tool reports every

@@ -6,7 +6,7 @@ struct BenchCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "bench",
         abstract: "Benchmarks on public data.",
-        subcommands: [OxfordBench.self])
+        subcommands: [OxfordBench.self, OverlayBench.self])
 }
 
 /// Reference-image detection on the Oxford affine-regions pairs: img1 of each sequence is the
@@ -64,4 +64,42 @@ struct OxfordBench: ParsableCommand {
     }
 
     private func format(_ e: Double) -> String { e.isFinite ? String(format: "%.2f", e) : "not found" }
+}
+
+/// Where overlays land: tracks each sequence, composites an opaque card over every fully visible
+/// target in every frame, measures the card's corners from the composited pixels, and compares
+/// them with the ground truth beside the anchor's own corner error.
+struct OverlayBench: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "overlays",
+        abstract: "Overlay corners measured in composited frames against the true target corners, beside each anchor's own corner error.")
+
+    @Argument(help: "Sequence folders with ground truth.")
+    var sequences: [String]
+
+    func run() throws {
+        try reportingErrors {
+            print("| sequence | samples | overlay corner error median / p90 (px) | anchor corner error median / p90 (px) | drawing error median / max (px) | overlay within anchor error + 0.1 px |")
+            print("|---|---|---|---|---|---|")
+            for path in sequences {
+                let sequence = try RecordedSequence(folder: path)
+                guard let truth = try sequence.groundTruth() else { throw InputError(path, "no ground truth") }
+                let truthByFrame = Dictionary(truth.map { ($0.frame, $0) }, uniquingKeysWith: { a, _ in a })
+                let session = try Session(configuration: try Configuration(sequence: sequence))
+                let frames = try sequence.openFrames()
+                let compositor = OverlayCompositor()
+                var samples: [OverlayAccuracy.Sample] = []
+                while let frame = try frames.nextFrame() {
+                    let update = try session.process(frame)
+                    guard let gt = truthByFrame[frame.index] else { continue }
+                    samples += try OverlayAccuracy.measure(frame: frame, update: update, truth: gt, compositor: compositor)
+                }
+                let o = Summary(samples.map(\.overlayError)), a = Summary(samples.map(\.anchorError)), d = Summary(samples.map(\.drawingError))
+                let within = samples.filter { $0.overlayError <= $0.anchorError + 0.1 }.count
+                print("| \(sequence.description.name) | \(samples.count) | \(f(o?.median)) / \(f(o?.p90)) | \(f(a?.median)) / \(f(a?.p90)) | \(f(d?.median)) / \(f(d?.max)) | \(within) (\(f(100 * Double(within) / Double(max(samples.count, 1)), 1)) %) |")
+            }
+        }
+    }
+
+    private func f(_ x: Double?, _ digits: Int = 3) -> String { x.map { String(format: "%.\(digits)f", $0) } ?? "-" }
 }

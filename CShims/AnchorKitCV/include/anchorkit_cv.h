@@ -41,10 +41,11 @@ const char *ak_last_error(void);
 
 typedef struct ak_image ak_image;
 
-/* Decodes an image file (PNG, JPEG, ...). `channels` is 1 (gray) or 3 (BGR). */
+/* Decodes an image file (PNG, JPEG, ...). `channels` is 1 (gray), 3 (BGR) or 4 (BGRA, straight
+ * alpha: a file without alpha is opaque; 16-bit files are scaled to 8 bits). */
 ak_status ak_image_read(const char *path, int channels, ak_image **out);
 
-/* Makes an image of width x height x channels (1 or 3). If `data` is non-NULL it is copied
+/* Makes an image of width x height x channels (1, 3 or 4). If `data` is non-NULL it is copied
  * (row stride `stride` bytes); otherwise the image is filled with `fill` (0..255). */
 ak_status ak_image_create(int width, int height, int channels, const uint8_t *data, size_t stride,
                           uint8_t fill, ak_image **out);
@@ -57,7 +58,7 @@ void ak_image_free(ak_image *image);
 void ak_image_info(const ak_image *image, int *width, int *height, int *channels);
 const uint8_t *ak_image_pixels(const ak_image *image, size_t *stride);
 
-/* A copy converted to `channels` (1 or 3). */
+/* A copy converted to `channels` (1, 3 or 4; alpha is dropped, or added opaque). */
 ak_status ak_image_convert(const ak_image *image, int channels, ak_image **out);
 
 /* Resizes to width x height (INTER_AREA when shrinking, INTER_LINEAR when growing). */
@@ -337,7 +338,7 @@ ak_status ak_flow_track(const ak_flow_pyramid *previous, const ak_flow_pyramid *
 typedef struct ak_renderer ak_renderer;
 
 typedef struct {
-    const ak_image *texture;   /* gray or BGR */
+    const ak_image *texture;   /* gray, BGR, or BGRA (straight alpha: painted with its alpha) */
     double homography[9];      /* texture px -> image px (row-major), at this instant */
     double gain;               /* multiplies the texture's intensity (lighting on this plane) */
     /* Optional outline (added later; a zero-initialised layer has none). NULL: the whole texture
@@ -351,6 +352,9 @@ typedef struct {
      * the camera map to the same pixels with w < 0; every vertex must see the plane in front. */
     const double *polygon;
     int polygon_count;
+    /* 0 (a zero-initialised layer): opaque as its texture; up to 1: invisible. Multiplies the
+     * coverage (and the texture's alpha), so that overlays can be drawn half-transparent. */
+    double transparency;
 } ak_layer;
 
 typedef struct {
@@ -366,11 +370,44 @@ ak_status ak_renderer_create(int width, int height, int channels, int supersampl
 void ak_renderer_free(ak_renderer *renderer);
 /* Starts a new frame; the background is `background` (0..255 gray level). */
 ak_status ak_renderer_begin(ak_renderer *renderer, double background);
+/* Starts a new frame over a picture (compositing overlays onto a video frame): `background` has
+ * the renderer's size and channels (gray is widened to BGR); the renderer's supersampling must
+ * be 1 (edges are anti-aliased by their analytic coverage). */
+ak_status ak_renderer_begin_image(ak_renderer *renderer, const ak_image *background);
 /* Renders one instant: layers are painted in order (later ones occlude earlier ones), and the
  * instant is added to the exposure with equal weight. */
 ak_status ak_renderer_add_instant(ak_renderer *renderer, const ak_layer *layers, int count);
 /* Averages the instants, applies lighting and noise, and returns the 8-bit frame. */
 ak_status ak_renderer_finish(ak_renderer *renderer, const ak_finish_params *params, ak_image **out);
+
+/* ---------------------------------------------------------------- drawing (overlays, debug views) */
+
+/* A polyline, or a dot when it has one point. */
+typedef struct {
+    const double *points;  /* x0, y0, x1, y1, ... in image px (pixel centres at integers) */
+    int count;             /* points, >= 1 */
+    int closed;            /* non-zero: the last point joins the first */
+    uint8_t bgr[3];        /* colour */
+    double thickness;      /* line width in px (a dot's diameter), > 0 */
+} ak_stroke;
+
+/* A line of text. */
+typedef struct {
+    double x, y;           /* the left end of its baseline, image px */
+    const char *text;      /* printable ASCII (other bytes are drawn as '?') */
+    uint8_t bgr[3];        /* colour */
+    double height;         /* height of capitals in px, > 0 */
+    int backdrop;          /* non-zero: a dark translucent box behind it, for legibility */
+} ak_label;
+
+/* A copy of a 1- or 3-channel image (widened to BGR) with anti-aliased strokes, then labels,
+ * drawn over it in order. */
+ak_status ak_image_draw(const ak_image *image, const ak_stroke *strokes, int stroke_count, const ak_label *labels,
+                        int label_count, ak_image **out);
+
+/* A width x height BGRA card filled with `bgra` (straight alpha) carrying `label` (may be NULL or
+ * empty) centred, as large as fits, in black or white, whichever contrasts more with the fill. */
+ak_status ak_image_card(int width, int height, const uint8_t bgra[4], const char *label, ak_image **out);
 
 #ifdef __cplusplus
 }

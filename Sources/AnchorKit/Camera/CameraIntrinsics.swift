@@ -122,19 +122,68 @@ public struct CameraIntrinsics: Equatable, Sendable, Codable {
         return n
     }
 
-    // MARK: Projection matrix
+    // MARK: Display: orientation, viewport, projection matrix
 
-    /// The OpenGL-style projection matrix (column-major ``Transform``-like 4x4 as 16 numbers)
-    /// for a viewport equal to the image, mapping ARKit camera space to clip space with
-    /// normalised device coordinates x, y in [-1, 1] (y up) and z in [-1, 1] between
-    /// `zNear` and `zFar` (metres). Like `ARCamera.projectionMatrix(for: .landscapeRight, ...)`
-    /// for a viewport of the captured image's size. The pixel grid maps so that pixel centre
-    /// (u, v) lands at NDC ((2u + 1) / W - 1, 1 - (2v + 1) / H). Distortion is ignored.
-    public func projectionMatrix(zNear: Double = 0.001, zFar: Double = 1000) -> [Double] {
+    /// The intrinsics of the image as a display shows it in `orientation` (rotated clockwise by
+    /// quarter turns): width and height swap for portrait, and the principal point follows the
+    /// rotation. Pixel centres stay at integers: turning (u, v) clockwise gives (H - 1 - v, u).
+    public func rotated(for orientation: InterfaceOrientation) -> CameraIntrinsics {
         let w = Double(width), h = Double(height)
-        let a = 2 * fx / w, b = 2 * fy / h
-        let c = 1 - 2 * (cx + 0.5) / w      // x offset: column 2, row 0
-        let d = 2 * (cy + 0.5) / h - 1      // y offset: column 2, row 1
+        var r = self
+        r.distortion = []  // a rotated distortion model is not OpenCV's: display geometry is pinhole
+        switch orientation.clockwiseRotation {
+        case 1: (r.width, r.height, r.fx, r.fy, r.cx, r.cy) = (height, width, fy, fx, h - 1 - cy, cx)
+        case 2: (r.cx, r.cy) = (w - 1 - cx, h - 1 - cy)
+        case 3: (r.width, r.height, r.fx, r.fy, r.cx, r.cy) = (height, width, fy, fx, cy, w - 1 - cx)
+        default: break
+        }
+        return r
+    }
+
+    /// How the oriented image fills a viewport of `viewportSize` points (ARKit's aspect fill:
+    /// scaled to cover the viewport, centred, the overflow cropped): `point = scale * (u + 0.5) -
+    /// offset` per axis, where (u, v) is a pixel of ``rotated(for:)`` (centres at integers) and
+    /// viewport points run from (0, 0) at the top-left corner to `viewportSize`.
+    public func viewportMapping(for orientation: InterfaceOrientation, viewportSize: SIMD2<Double>) -> (scale: Double, offset: SIMD2<Double>) {
+        let image = rotated(for: orientation)
+        let size = SIMD2(Double(image.width), Double(image.height))
+        let scale = max(viewportSize.x / size.x, viewportSize.y / size.y)
+        return (scale, (scale * size - viewportSize) / 2)
+    }
+
+    /// The viewport point (top-left origin, `viewportSize` points wide and high) where the image
+    /// pixel `pixel` (this camera's frame, OpenCV's pixel centres at integers) is shown in
+    /// `orientation` with aspect fill. With the image's own size and `.landscapeRight` it is
+    /// `pixel + 0.5` (a pixel's centre sits half a point into it).
+    public func viewportPoint(ofPixel pixel: SIMD2<Double>, orientation: InterfaceOrientation, viewportSize: SIMD2<Double>) -> SIMD2<Double> {
+        let w = Double(width), h = Double(height)
+        let turned: SIMD2<Double>
+        switch orientation.clockwiseRotation {
+        case 1: turned = SIMD2(h - 1 - pixel.y, pixel.x)
+        case 2: turned = SIMD2(w - 1 - pixel.x, h - 1 - pixel.y)
+        case 3: turned = SIMD2(pixel.y, w - 1 - pixel.x)
+        default: turned = pixel
+        }
+        let (scale, offset) = viewportMapping(for: orientation, viewportSize: viewportSize)
+        return scale * (turned + 0.5) - offset
+    }
+
+    /// The OpenGL-style projection matrix (16 numbers, column-major) for a viewport of
+    /// `viewportSize` points showing the image in `orientation` with aspect fill
+    /// (`ARCamera.projectionMatrix(for:viewportSize:zNear:zFar:)`). It maps the display camera's
+    /// space (``InterfaceOrientation/displayFromCamera`` applied to ARKit camera space; see
+    /// ``CameraState/viewMatrix(for:)``) to clip space: NDC x, y in [-1, 1] with y up, so that a
+    /// point lands at NDC (2 X / W - 1, 1 - 2 Y / H) where (X, Y) is its viewport point, and z
+    /// in [-1, 1] between `zNear` and `zFar` (metres). Distortion is ignored.
+    public func projectionMatrix(for orientation: InterfaceOrientation, viewportSize: SIMD2<Double>,
+                                 zNear: Double = 0.001, zFar: Double = 1000) -> [Double] {
+        let k = rotated(for: orientation)
+        let (s, o) = viewportMapping(for: orientation, viewportSize: viewportSize)
+        let vw = viewportSize.x, vh = viewportSize.y
+        // X = s (fx x / -z + cx + 0.5) - ox and NDC x = 2 X / W - 1; times w_clip = -z.
+        let a = 2 * s * k.fx / vw, b = 2 * s * k.fy / vh
+        let c = 1 - (2 * s * (k.cx + 0.5) - 2 * o.x) / vw   // column 2, row 0
+        let d = (2 * s * (k.cy + 0.5) - 2 * o.y) / vh - 1   // column 2, row 1
         let e = -(zFar + zNear) / (zFar - zNear)
         let f = -2 * zFar * zNear / (zFar - zNear)
         // Column-major: each group of four is one column.
@@ -142,6 +191,13 @@ public struct CameraIntrinsics: Equatable, Sendable, Codable {
                 0, b, 0, 0,
                 c, d, e, -1,
                 0, 0, f, 0]
+    }
+
+    /// ``projectionMatrix(for:viewportSize:zNear:zFar:)`` for the image as captured
+    /// (`.landscapeRight`, a viewport of the image's size): pixel centre (u, v) lands at NDC
+    /// ((2u + 1) / W - 1, 1 - (2v + 1) / H).
+    public func projectionMatrix(zNear: Double = 0.001, zFar: Double = 1000) -> [Double] {
+        projectionMatrix(for: .landscapeRight, viewportSize: SIMD2(Double(width), Double(height)), zNear: zNear, zFar: zFar)
     }
 }
 

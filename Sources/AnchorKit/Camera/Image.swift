@@ -1,7 +1,7 @@
 import AnchorKitCV
 
 /// An 8-bit image owned by the OpenCV layer: 1 channel (gray) or 3 channels (BGR, OpenCV's
-/// order). Pixel coordinates: origin at the top-left pixel's centre, x right, y down.
+/// order); overlay pictures may have 4 (BGRA, straight alpha). Pixel coordinates: origin at the top-left pixel's centre, x right, y down.
 ///
 /// Immutable once made, so it can be shared between threads.
 public final class Image: @unchecked Sendable {
@@ -11,7 +11,7 @@ public final class Image: @unchecked Sendable {
     public let width: Int
     /// Height in pixels.
     public let height: Int
-    /// 1 (gray) or 3 (BGR).
+    /// 1 (gray), 3 (BGR) or 4 (BGRA).
     public let channels: Int
 
     /// Takes ownership of a shim image handle.
@@ -33,7 +33,8 @@ public final class Image: @unchecked Sendable {
         return Image(taking: out)
     }
 
-    /// Decodes an image file (PNG, JPEG, ...) as gray (`channels: 1`) or BGR (`channels: 3`).
+    /// Decodes an image file (PNG, JPEG, ...) as gray (`channels: 1`), BGR (`channels: 3`) or
+    /// BGRA (`channels: 4`; a file without alpha is opaque).
     public convenience init(contentsOf path: String, channels: Int = 3) throws {
         var out: OpaquePointer?
         do { try NativeError.check(ak_image_read(path, Int32(channels), &out)) } catch let e as NativeError {
@@ -59,7 +60,7 @@ public final class Image: @unchecked Sendable {
         }
     }
 
-    /// A copy with `channels` channels (1 gray, 3 BGR).
+    /// A copy with `channels` channels (1 gray, 3 BGR, 4 BGRA).
     public func converted(toChannels channels: Int) throws -> Image {
         if channels == self.channels { return self }
         return try Image.make("convert") { ak_image_convert(handle, Int32(channels), $0) }

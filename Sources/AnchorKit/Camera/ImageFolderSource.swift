@@ -14,8 +14,7 @@ public final class ImageFolderSource: RandomAccessFrameSource {
         guard framesPerSecond.isFinite, framesPerSecond > 0 else {
             throw InputError(pattern, "frames per second must be positive, got \(framesPerSecond)")
         }
-        // Exactly one integer conversion, so that frame numbers give distinct names.
-        guard Self.path(pattern, 0) != Self.path(pattern, 1) else {
+        guard Self.isPattern(pattern) else {
             throw InputError(pattern, "frame pattern needs one integer conversion such as %06d")
         }
         self.pattern = pattern
@@ -24,6 +23,13 @@ public final class ImageFolderSource: RandomAccessFrameSource {
         while FileManager.default.fileExists(atPath: Self.path(pattern, count)) { count += 1 }
         guard count > 0 else { throw InputError(Self.path(pattern, 0), "no such file (the sequence's first frame)") }
         expectedFrameCount = count
+    }
+
+    /// Whether `pattern` has exactly one integer conversion (`%d`, `%06d`), so that frame numbers
+    /// give distinct names.
+    static func isPattern(_ pattern: String) -> Bool {
+        let conversions = pattern.replacingOccurrences(of: "%%", with: "")
+        return conversions.range(of: "%[0-9]*d", options: .regularExpression) != nil && path(pattern, 0) != path(pattern, 1)
     }
 
     static func path(_ pattern: String, _ index: Int) -> String {

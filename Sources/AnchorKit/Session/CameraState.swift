@@ -22,6 +22,36 @@ public struct CameraState: Equatable, Sendable {
     /// The view matrix, `camera_from_world` (ARCamera.viewMatrix for landscape-right), column-major.
     public var viewMatrix: Transform { transform.inverse }
 
+    /// The view matrix for a display in `orientation` (`ARCamera.viewMatrix(for:)`):
+    /// `display_from_world = displayFromCamera * camera_from_world`, whose +x and +y are the
+    /// display's right and up. Pair it with ``projectionMatrix(for:viewportSize:zNear:zFar:)``.
+    public func viewMatrix(for orientation: InterfaceOrientation) -> Transform {
+        orientation.displayFromCamera * transform.inverse
+    }
+
+    /// The projection matrix for a viewport of `viewportSize` points showing this frame in
+    /// `orientation` with aspect fill (`ARCamera.projectionMatrix(for:viewportSize:zNear:zFar:)`),
+    /// 16 numbers column-major; nil without intrinsics. `projection * viewMatrix(for:) * p` is
+    /// the clip-space position of world point p.
+    public func projectionMatrix(for orientation: InterfaceOrientation, viewportSize: SIMD2<Double>,
+                                 zNear: Double = 0.001, zFar: Double = 1000) -> [Double]? {
+        intrinsics?.projectionMatrix(for: orientation, viewportSize: viewportSize, zNear: zNear, zFar: zFar)
+    }
+
+    /// The pixel of this frame's image where world point `worldPoint` appears (OpenCV's pixel
+    /// convention, lens distortion applied); nil behind the camera or without intrinsics.
+    public func project(_ worldPoint: SIMD3<Double>) -> SIMD2<Double>? {
+        intrinsics?.project(transform.inverse.apply(to: worldPoint))
+    }
+
+    /// Where world point `worldPoint` appears in a viewport of `viewportSize` points showing this
+    /// frame in `orientation` with aspect fill (`ARCamera.projectPoint(_:orientation:viewportSize:)`):
+    /// top-left origin, points. Nil behind the camera or without intrinsics.
+    public func projectPoint(_ worldPoint: SIMD3<Double>, orientation: InterfaceOrientation, viewportSize: SIMD2<Double>) -> SIMD2<Double>? {
+        guard let intrinsics, let pixel = project(worldPoint) else { return nil }
+        return intrinsics.viewportPoint(ofPixel: pixel, orientation: orientation, viewportSize: viewportSize)
+    }
+
     /// The pose of a world-space transform relative to this camera:
     /// `camera_from_x = inverse(world_from_camera) * world_from_x`.
     public func cameraFrom(_ worldFromX: Transform) -> Transform { transform.inverse * worldFromX }

@@ -43,13 +43,7 @@ public struct ScenePlane {
 
     /// What of a plane reaches the image at one instant: the homography of the whole plane and,
     /// when part of the plane is behind the near plane, the outline of the part in front.
-    public struct Projection {
-        /// Texture pixels to image pixels (exact for every point in front of the camera).
-        public var homography: Matrix3
-        /// nil when the whole rectangle is in front of the near plane; otherwise the rectangle
-        /// clipped by the near plane, projected (image pixels, convex).
-        public var polygon: [SIMD2<Double>]?
-    }
+    public typealias Projection = PictureQuad.Projection
 
     /// Distance in front of the camera (metres, along the viewing axis) where planes are cut:
     /// floors and walls of a room extend behind the camera, and a projection is only defined in
@@ -75,45 +69,25 @@ public struct ScenePlane {
         self.surface = surface
     }
 
+    /// The plane as a picture quad: its size and its texture's pixels.
+    private var quad: PictureQuad { PictureQuad(size: size, pixels: SIMD2(texture.width, texture.height)) }
+
     /// The homography from texture pixels to image pixels, for a camera at `cameraFromPlane`
     /// (ARKit camera convention) with pinhole intrinsics (distortion is not rendered).
     /// Returns nil when any corner of the plane is not in front of the camera (see
     /// ``projection(cameraFromPlane:camera:)`` for planes that extend behind it).
     public func homography(cameraFromPlane t: Transform, camera: CameraIntrinsics) -> Matrix3? {
-        for corner in TargetConvention.corners(width: size.x, height: size.y) {
+        for corner in quad.corners {
             guard CameraConvention.flipped(t.apply(to: corner)).z > 0.01 else { return nil }
         }
-        return planeHomography(cameraFromPlane: t, camera: camera)
-    }
-
-    /// The homography of the plane's whole (unbounded) surface, wherever its corners are. Its
-    /// third row gives each texture point's depth, so points in front of the camera have w > 0.
-    private func planeHomography(cameraFromPlane t: Transform, camera: CameraIntrinsics) -> Matrix3 {
-        // Texture pixel centre (u, v) lies at x = (u + 0.5) / tw * W - W / 2 (and likewise z).
-        let tw = Double(texture.width), th = Double(texture.height)
-        let a = size.x / tw, b = 0.5 * a - size.x / 2
-        let c = size.y / th, d = 0.5 * c - size.y / 2
-        let r = t.rotation
-        // Columns of [R|t] * M, flipped to OpenCV's camera axes, then K.
-        let k = camera.matrix
-        let c0 = k * CameraConvention.flipped(r.columns.0 * a)
-        let c1 = k * CameraConvention.flipped(r.columns.2 * c)
-        let c2 = k * CameraConvention.flipped(r.columns.0 * b + r.columns.2 * d + t.translation)
-        return Matrix3(columns: (c0, c1, c2))
+        return quad.homography(cameraFromQuad: t, camera: camera)
     }
 
     /// How the plane is painted for a camera at `cameraFromPlane`: its homography, and the outline
     /// of the part in front of the near plane (``nearDistance``) when some of it is behind. nil
     /// when none of it is in front, or it is seen edge-on.
     public func projection(cameraFromPlane t: Transform, camera: CameraIntrinsics) -> Projection? {
-        let corners = TargetConvention.corners(width: size.x, height: size.y).map { t.apply(to: $0) }
-        // Exactly the quad path (and so the pixels) of planes entirely in front, as before.
-        if corners.allSatisfy({ -$0.z > Self.nearDistance }), let h = homography(cameraFromPlane: t, camera: camera) {
-            return Projection(homography: h, polygon: nil)
-        }
-        guard let outline = visibleOutline(cameraFromPlane: t, camera: camera, ofTarget: false),
-              ConvexPolygon.area(outline) > 1e-6 else { return nil }
-        return Projection(homography: planeHomography(cameraFromPlane: t, camera: camera), polygon: outline)
+        quad.projection(cameraFromQuad: t, camera: camera, near: Self.nearDistance)
     }
 
     /// The plane's rectangle (or its target's, `ofTarget`) clipped by the near plane
@@ -122,17 +96,7 @@ public struct ScenePlane {
     public func visibleOutline(cameraFromPlane t: Transform, camera: CameraIntrinsics, ofTarget: Bool) -> [SIMD2<Double>]? {
         let extent = ofTarget ? (target?.extent ?? size) : size
         let corners = TargetConvention.corners(width: extent.x, height: extent.y).map { t.apply(to: $0) }
-        // Sutherland–Hodgman against depth >= near (the camera looks along -z, so depth is -z).
-        let near = Self.nearDistance
-        var kept: [SIMD3<Double>] = []
-        for (i, p) in corners.enumerated() {
-            let q = corners[(i + 1) % corners.count]
-            let dp = -p.z - near, dq = -q.z - near
-            if dp >= 0 { kept.append(p) }
-            if (dp >= 0) != (dq >= 0) { kept.append(p + (q - p) * (dp / (dp - dq))) }
-        }
-        let points = kept.compactMap { camera.project($0) }
-        return points.count >= 3 && points.count == kept.count ? points : nil
+        return PictureQuad.projectClipped(corners, camera: camera, near: Self.nearDistance)
     }
 
     /// True when `other` lies on this plane at time t (parallel within ~2.5° and within 1 cm):

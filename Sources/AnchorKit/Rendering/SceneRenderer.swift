@@ -1,11 +1,12 @@
 import AnchorKitCV
 
 /// Renders frames of textured planes with motion blur, lighting and sensor noise (a thin wrapper
-/// over the shim's supersampling renderer).
+/// over the shim's supersampling renderer), or composites textured planes over a picture (overlays
+/// on a video frame).
 public final class SceneRenderer {
     /// One textured plane at one instant: `homography` maps texture pixels to image pixels.
     public struct Layer {
-        /// The picture painted (gray or BGR).
+        /// The picture painted (gray, BGR, or BGRA painted with its alpha).
         public var texture: Image
         /// Texture pixels (centres at integers) to image pixels, at this instant. With a
         /// `polygon` its sign matters: the third row must be the depth (positive in front of the
@@ -19,10 +20,13 @@ public final class SceneRenderer {
         /// draws a plane that extends behind the camera: its rectangle clipped by a near plane
         /// in 3D and projected (``ScenePlane/projection(cameraFromPlane:camera:)``).
         public var polygon: [SIMD2<Double>]?
+        /// 1: as opaque as the texture; 0: invisible.
+        public var opacity: Double
 
         /// A layer; without `polygon`, the whole texture (which must be in front of the camera).
-        public init(texture: Image, homography: Matrix3, gain: Double, polygon: [SIMD2<Double>]? = nil) {
+        public init(texture: Image, homography: Matrix3, gain: Double, polygon: [SIMD2<Double>]? = nil, opacity: Double = 1) {
             self.texture = texture; self.homography = homography; self.gain = gain; self.polygon = polygon
+            self.opacity = opacity
         }
     }
 
@@ -51,6 +55,25 @@ public final class SceneRenderer {
     /// exposure (painted in order, later layers in front); the moments are averaged.
     public func render(instants: [[Layer]], background: Double, finish: Finish) throws -> Image {
         try NativeError.check(ak_renderer_begin(handle, background), "render")
+        try add(instants)
+        var p = ak_finish_params(gain: finish.gain, bias: finish.bias, noise_sigma: finish.readNoise,
+                                 shot_noise: finish.shotNoise, vignetting: finish.vignetting, seed: finish.seed,
+                                 jpeg_quality: Int32(finish.jpegQuality))
+        return try Image.make("render") { ak_renderer_finish(handle, &p, $0) }
+    }
+
+    /// Composites `layers` (in order, later ones in front) over `picture`, which has the
+    /// renderer's size; no lighting or noise is added. The renderer needs supersampling 1: edges
+    /// are anti-aliased by their exact pixel coverage.
+    public func composite(_ layers: [Layer], over picture: Image) throws -> Image {
+        try NativeError.check(ak_renderer_begin_image(handle, picture.handle), "composite")
+        try add([layers])
+        var p = ak_finish_params(gain: 1, bias: 0, noise_sigma: 0, shot_noise: 0, vignetting: 0, seed: 0, jpeg_quality: 0)
+        return try Image.make("composite") { ak_renderer_finish(handle, &p, $0) }
+    }
+
+    /// Adds the instants of one exposure to the frame begun.
+    private func add(_ instants: [[Layer]]) throws {
         for var layers in instants {
             layers.removeAll { $0.polygon?.isEmpty == true }  // an empty polygon paints nothing
             // All polygons of the instant in one buffer, which outlives the call.
@@ -63,6 +86,7 @@ public final class SceneRenderer {
                     let h = l.homography.rowMajor
                     layer.homography = (h[0], h[1], h[2], h[3], h[4], h[5], h[6], h[7], h[8])
                     layer.gain = l.gain
+                    layer.transparency = 1 - min(max(l.opacity, 0), 1)
                     if let polygon = l.polygon {
                         layer.polygon = buffer.baseAddress.map { $0 + offset }
                         layer.polygon_count = Int32(polygon.count)
@@ -75,9 +99,5 @@ public final class SceneRenderer {
                 }
             }
         }
-        var p = ak_finish_params(gain: finish.gain, bias: finish.bias, noise_sigma: finish.readNoise,
-                                 shot_noise: finish.shotNoise, vignetting: finish.vignetting, seed: finish.seed,
-                                 jpeg_quality: Int32(finish.jpegQuality))
-        return try Image.make("render") { ak_renderer_finish(handle, &p, $0) }
     }
 }

@@ -1,0 +1,137 @@
+import AnchorKit
+import ArgumentParser
+import Foundation
+
+struct RenderCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "render",
+        abstract: "Track a recorded sequence or video and composite overlays on its anchors (and a debug view) into a video or pictures.",
+        discussion: """
+            Examples:
+              anchorkit render Datasets/images-approach --overlay "poster=logo.png" -o out.mp4
+              anchorkit render Datasets/room-walk --planes horizontal,vertical \\
+                  --overlay "home=#1e90ffcc:label=Home:width=0.3:layout=right" --tap "150@320,400=#ff8800:label=Here" --debug -o out.mp4
+            """)
+
+    @Argument(help: "A sequence folder (with sequence.json), a video file, or a frame pattern such as frames/%06d.png.")
+    var input: String
+
+    @OptionGroup var tracking: TrackingOptions
+
+    @Option(name: .customLong("overlay"), parsing: .singleValue,
+            help: ArgumentHelp("Content on every anchor named NAME (an anchor's name or id: poster, 7, marker/DICT_4X4_50/7, plane/0), as NAME=CONTENT[:OPTION=VALUE...] (repeatable).",
+                               discussion: OverlayArgument.help))
+    var overlays: [String] = []
+
+    @Option(name: .customLong("tap"), parsing: .singleValue,
+            help: "Content placed where a tap at pixel X,Y of frame FRAME hits a plane or a target, then world-locked: FRAME@X,Y=CONTENT[:OPTION=VALUE...] (repeatable; turns on --planes horizontal,vertical unless --planes is given).")
+    var taps: [String] = []
+
+    @Option(help: "Draw from a recorded anchor stream (.jsonl from `anchorkit track`) instead of tracking (taps then hit its planes and targets only).")
+    var anchors: String?
+
+    @Flag(help: "Also draw each anchor's axes, corners and id, plane polygons, and the tracking state.")
+    var debug = false
+
+    @Option(help: "Render only frame N (tracking runs up to it) and write it as one picture (-o still.png).")
+    var still: Int?
+
+    @Option(name: .shortAndLong, help: "Where to write: a video (.mp4), a frame pattern (frames/%06d.png), or a picture with --still.")
+    var output: String
+
+    @Flag(help: "No progress line.")
+    var quiet = false
+
+    func run() throws {
+        try reportingErrors {
+            let started = Date()
+            var placements = try overlays.map(OverlayArgument.anchored) + taps.map(OverlayArgument.tap)
+            guard !placements.isEmpty || debug else { throw ValidationError("nothing to draw: give --overlay NAME=CONTENT, --tap, or --debug") }
+            if let still, still < 0 { throw ValidationError("--still must be a frame index (>= 0)") }
+            var tracking = self.tracking
+            if !taps.isEmpty && tracking.planes == nil && anchors == nil && tracking.poses == nil { tracking.planes = "horizontal,vertical" }
+
+            // The frames and, unless a recorded stream is given, the session that tracks them.
+            let input: FrameInput, session: Session?
+            var recorded: [Int: FrameUpdate] = [:]
+            if let anchors {
+                input = try FrameInput(input: self.input, cameraPath: tracking.camera, markerArguments: [], imageArguments: [], fps: tracking.fps)
+                session = nil
+                for update in try AnchorStreamReader.read(contentsOf: anchors) { recorded[update.frame] = update }
+            } else {
+                (input, session) = try tracking.makeSession(input: self.input)
+            }
+            guard let first = input.firstFrame else { throw InputError(self.input, "no frames") }
+            let sink = try makeSink(width: first.image.width, height: first.image.height, fps: input.source.framesPerSecond)
+            defer { sink.discard() }  // a no-op once finished
+            let startUp = Date().timeIntervalSince(started)
+
+            var scene = OverlayScene(placements)
+            placements = []
+            let compositor = OverlayCompositor()
+            let progress = ProgressLine("render", quiet: quiet)
+            var frames = 0, drawn = 0, lastFrame = -1
+            var next: Frame? = first
+            while let frame = next {
+                if let after = tracking.freezePlanesAfter, frame.time >= after { session?.isRefiningPlanes = false }
+                var update: FrameUpdate
+                if let session {
+                    update = try session.process(frame)
+                } else {
+                    update = recorded[frame.index] ?? FrameUpdate(frame: frame.index, time: frame.time,
+                                                                  camera: CameraState(trackingState: .notAvailable), anchors: [])
+                    update.camera.intrinsics = input.camera
+                }
+                let instances = scene.instances(for: update, featurePoints: session?.featurePoints ?? [])
+                lastFrame = frame.index
+                if still == nil || still == frame.index {
+                    var picture = try compositor.composite(instances, of: scene, over: frame.image, camera: update.camera)
+                    if debug { picture = try DebugView.draw(update, over: picture) }
+                    try sink.write(picture)
+                    if !instances.isEmpty { drawn += 1 }
+                }
+                frames += 1
+                progress.update(done: frames, total: still.map { $0 + 1 } ?? input.source.expectedFrameCount)
+                if let still, frame.index >= still { break }
+                next = try input.source.nextFrame()
+            }
+            if let still, lastFrame < still { throw InputError(self.input, "--still \(still): the input has only \(lastFrame + 1) frames") }
+            try sink.finish()
+            progress.finish()
+            let rate = Double(frames) / max(progress.elapsed, 1e-9)
+            print("render: \(frames) frames, overlays in \(drawn) of them, "
+                  + String(format: "%.1f frames/s (start-up %.2f s)", rate, startUp) + " -> \(output)")
+            warnAboutUnshown(scene)
+        }
+    }
+
+    /// The writer for -o: a picture (with --still), a frame pattern, or a video.
+    private func makeSink(width: Int, height: Int, fps: Double) throws -> FrameSink {
+        if still != nil {
+            guard !output.contains("%") else { throw ValidationError("--still writes one picture: give -o still.png, not a pattern") }
+            return try ImageSequenceWriter(picture: output)
+        }
+        if output.contains("%") { return try ImageSequenceWriter(pattern: output) }
+        let ext = URL(fileURLWithPath: output).pathExtension.lowercased()
+        guard ["mp4", "mov", "mkv", "avi", "m4v"].contains(ext) else {
+            throw ValidationError("-o \(output): give a video (.mp4), a frame pattern (frames/%06d.png), or --still N with a picture")
+        }
+        return try VideoFileWriter(path: output, width: width, height: height, framesPerSecond: fps)
+    }
+
+    /// One stderr warning per overlay that never showed: an anchor name that never appeared, a
+    /// tap that hit nothing (or whose frame never came).
+    private func warnAboutUnshown(_ scene: OverlayScene) {
+        for (i, placed) in scene.placements.enumerated() where !scene.wasShown[i] {
+            let why: String
+            switch placed.attachment {
+            case .anchor(let name): why = "no anchor named \"\(name)\" was shown in any frame"
+            case .tap(let frame, let pixel):
+                why = scene.tapMissed[i] ? "the tap at frame \(frame), pixel \(pixel.x),\(pixel.y) hit no plane or target"
+                                         : "frame \(frame) of the tap was not reached"
+            case .world: why = "it was never in view"
+            }
+            FileHandle.standardError.write(Data("anchorkit: warning: overlay \(i + 1) not drawn: \(why)\n".utf8))
+        }
+    }
+}

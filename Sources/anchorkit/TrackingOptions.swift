@@ -1,0 +1,117 @@
+import AnchorKit
+import ArgumentParser
+import Foundation
+
+/// What `track` and `render` share: the intrinsics, the targets and how they are tracked.
+struct TrackingOptions: ParsableArguments {
+    @Option(help: "Camera intrinsics: camera.json or an OpenCV calibration YAML (overrides the sequence's).")
+    var camera: String?
+
+    @Option(name: .customLong("markers"), parsing: .upToNextOption,
+            help: "Marker families DICTIONARY:SIZE_METRES[:ID,ID...], e.g. DICT_4X4_50:0.08; DICTIONARY may be an OpenCV dictionary YAML file (overrides the sequence's).")
+    var markers: [String] = []
+
+    @Option(name: .customLong("image"), parsing: .singleValue,
+            help: "A reference image NAME=PATH:WIDTH_METRES (repeatable), e.g. poster=poster.png:0.4 (with --markers, replaces the sequence's targets).")
+    var images: [String] = []
+
+    @Option(help: "A reference database from `anchorkit reference-db` (replaces the reference images of the sequence and of --image).")
+    var references: String?
+
+    @Option(help: "How many reference images are followed at once (default 4).")
+    var maxImages: Int = 4
+
+    @Option(help: "Corner refinement: template (default, most accurate), subpixel, contour, apriltag or none (detect-every-frame mode: subpixel).")
+    var cornerRefinement: String = "template"
+
+    @Option(help: "tracking (default) or detect-every-frame: the naive per-frame baseline (OpenCV's sub-pixel corners, no memory between frames) that benchmarks compare against.")
+    var mode: String = "tracking"
+
+    @Option(help: "Frames per second, for videos without a rate or frame patterns (default 30).")
+    var fps: Double?
+
+    @Option(help: "Temporal pose filter: kalman (default: weights each pose by its own uncertainty) or none (each frame's own estimate).")
+    var filter = "kalman"
+
+    @Flag(help: "World tracking: the camera's pose in a fixed world for every frame (monocular visual odometry, or --poses), gravity-aligned when gravity is known; anchors stay put in that world.")
+    var world = false
+
+    @Option(help: "Per-frame gravity (gravity.jsonl) for --world (default: the sequence's).")
+    var gravity: String?
+
+    @Option(help: "Recorded camera poses (poses.jsonl: world_from_camera per frame) for --world; odometry is then skipped.")
+    var poses: String?
+
+    @Option(help: "Plane detection: a comma-separated list of horizontal, vertical, arbitrary (or any). Implies --world (planes are found in the odometry's map).")
+    var planes: String?
+
+    @Option(help: "Stop refining planes after this many seconds of video (they then stay as they are).")
+    var freezePlanesAfter: Double?
+
+    /// One stderr line when a per-frame file misses frames of the input (the first few listed).
+    private func warnAboutGaps(in covered: Set<Int>, of path: String, frames: Int?) {
+        guard let frames else { return }
+        let missing = (0..<frames).filter { !covered.contains($0) }
+        guard !missing.isEmpty else { return }
+        let shown = missing.prefix(5).map(String.init).joined(separator: ", ") + (missing.count > 5 ? ", ..." : "")
+        FileHandle.standardError.write(Data("anchorkit: warning: \(path): no line for \(missing.count) of \(frames) frames (\(shown))\n".utf8))
+    }
+
+    /// Reads the input (first frame decoded) and sets up the session these options describe.
+    func makeSession(input: String) throws -> (FrameInput, Session) {
+        let input = try FrameInput(input: input, cameraPath: camera, markerArguments: markers, imageArguments: images, fps: fps)
+        let planeDetection = try planes.map { list in
+            guard let set = PlaneDetection(list: list) else {
+                throw ValidationError("--planes takes a list of horizontal, vertical, arbitrary (or any), not \"\(list)\"")
+            }
+            return set
+        }
+        guard planeDetection == nil || poses == nil else { throw ValidationError("--planes needs visual odometry: it cannot be used with --poses") }
+        guard freezePlanesAfter == nil || planeDetection != nil else { throw ValidationError("--freeze-planes-after needs --planes") }
+        let world = self.world || planeDetection != nil
+        guard world || (gravity == nil && poses == nil) else { throw ValidationError("--gravity and --poses need --world") }
+        guard world || !input.markers.isEmpty || !input.images.isEmpty || references != nil else {
+            throw ValidationError("nothing to track: give --world, --markers DICTIONARY:SIZE, --image NAME=PATH:WIDTH, or a sequence.json with targets")
+        }
+        guard maxImages >= 1 else { throw ValidationError("--max-images must be at least 1") }
+        let refinements: [String: MarkerDetectionParameters.CornerRefinement] = [
+            "template": .template, "subpixel": .subpixel, "contour": .contour, "apriltag": .aprilTag, "none": .none]
+        guard let refinement = refinements[cornerRefinement] else {
+            throw ValidationError("--corner-refinement must be one of template, subpixel, contour, apriltag, none")
+        }
+        // After the cheap checks: a large set takes seconds to load.
+        let referenceSet = try references.map(ReferenceDatabase.read(contentsOf:))
+            ?? (input.images.isEmpty ? nil : try ReferenceImageSet(targets: input.images, folder: input.imageFolder))
+        var configuration = Configuration(camera: input.camera, markers: input.markers, referenceImages: referenceSet)
+        configuration.imageTracking.maximumTracked = maxImages
+        if world {
+            let recorded = try poses.map(PoseFile.read(contentsOf:))
+            configuration.worldTracking = recorded.map { .externalPoses($0) } ?? .visualOdometry(VisualOdometry.Parameters())
+            let gravityFile = gravity ?? input.gravityPath
+            configuration.gravity = try gravityFile.map(GravityFile.read(contentsOf:))
+            // Gaps are not errors (those frames are not aligned, or not located), but say so.
+            let frames = input.source.expectedFrameCount
+            if let poses, let recorded { warnAboutGaps(in: Set(recorded.keys), of: poses, frames: frames) }
+            if let gravityFile, let g = configuration.gravity { warnAboutGaps(in: Set(g.keys), of: gravityFile, frames: frames) }
+            configuration.planeDetection = planeDetection ?? []
+        }
+        configuration.markerDetection.cornerRefinement = refinement
+        switch filter {
+        case "kalman": break
+        case "none":
+            configuration.markerTracking.filter = nil
+            configuration.imageTracking.filter = nil
+        default: throw ValidationError("--filter must be kalman or none")
+        }
+        switch mode {
+        case "tracking": break
+        case "detect-every-frame":
+            configuration.markerTracking = .detectEveryFrame
+            configuration.imageTracking.detectEveryFrame = true
+            configuration.imageTracking.filter = nil
+            if cornerRefinement == "template" { configuration.markerDetection.cornerRefinement = .subpixel }
+        default: throw ValidationError("--mode must be tracking or detect-every-frame")
+        }
+        return (input, try Session(configuration: configuration))
+    }
+}
