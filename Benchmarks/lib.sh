@@ -39,7 +39,7 @@ job() {
 }
 
 # Runs every job RUNS times, round-robin so that load from elsewhere hits all alike; appends
-# GNU time's "wall maxRSS user sys" to LABEL.time and `track:` summary lines to LABEL.summary.
+# GNU time's "wall maxRSS user sys" to LABEL.time and `track:` or `render:` summary lines to LABEL.summary.
 run_jobs() {
     LOAD_BEFORE="$(cut -d' ' -f1-3 /proc/loadavg)"
     for ((r = 1; r <= RUNS; r++)); do
@@ -47,7 +47,7 @@ run_jobs() {
             say "round $r/$RUNS: $label"
             eval "/usr/bin/time -a -o \"\$WORK/\$label.time\" -f '%e %M %U %S' ${JOBCMD[$label]}" \
                 >"$WORK/$label.log" 2>&1 || { cat "$WORK/$label.log" >&2; exit 1; }
-            grep '^track:' "$WORK/$label.log" >>"$WORK/$label.summary" || true
+            grep -E '^(track|render):' "$WORK/$label.log" >>"$WORK/$label.summary" || true
         done
     done
     LOAD_AFTER="$(cut -d' ' -f1-3 /proc/loadavg)"

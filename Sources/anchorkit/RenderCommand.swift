@@ -101,6 +101,10 @@ struct RenderCommand: ParsableCommand {
             let rate = Double(frames) / max(progress.elapsed, 1e-9)
             print("render: \(frames) frames, overlays in \(drawn) of them, "
                   + String(format: "%.1f frames/s (start-up %.2f s)", rate, startUp) + " -> \(output)")
+            for (i, hit) in scene.tapHits.sorted(by: { $0.key < $1.key }) {
+                print("render: overlay \(i + 1) tapped onto \(hit.surface) " + String(format: "%.2f", hit.distance)
+                      + " away (world units) and locked there")
+            }
             warnAboutUnshown(scene)
         }
     }

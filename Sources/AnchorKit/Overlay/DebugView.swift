@@ -34,7 +34,8 @@ public enum DebugView {
                         labelAt = drawn[0]
                     }
                 }
-                let length = 0.5 * min(anchor.extent.x, anchor.extent.y)
+                // Half the target's size; planes' capped, so that a floor's axes do not cross the picture.
+                let length = min(0.5 * min(anchor.extent.x, anchor.extent.y), anchor.kind == .plane ? 0.25 : .infinity)
                 for (axis, color) in [(SIMD3<Double>(1, 0, 0), Color.red), (SIMD3(0, 1, 0), .green), (SIMD3(0, 0, 1), .blue)] {
                     if let segment = projectedSegment(toCamera(.zero), toCamera(axis * length), camera: intrinsics) {
                         strokes.append(Stroke(points: segment, color: color, width: 2))

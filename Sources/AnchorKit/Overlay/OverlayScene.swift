@@ -10,6 +10,9 @@ public struct OverlayScene: Sendable {
     public private(set) var wasShown: [Bool]
     /// Per placement: for taps, false once the tap's frame has passed without a hit.
     public private(set) var tapMissed: [Bool]
+    /// Per tap placed: what it hit (`plane/3`, `image/home`, or `estimated surface`) and how far
+    /// from the camera (world units).
+    public private(set) var tapHits: [Int: (surface: String, distance: Double)] = [:]
 
     public init(_ placements: [PlacedOverlay]) {
         self.placements = placements
@@ -30,7 +33,8 @@ public struct OverlayScene: Sendable {
         for i in placements.indices {
             guard case .tap(let frame, let pixel) = placements[i].attachment, frame == update.frame else { continue }
             if let hit = Self.tapHit(update, pixel: pixel, featurePoints: featurePoints) {
-                placements[i].attachment = .world(hit)
+                placements[i].attachment = .world(hit.pose)
+                tapHits[i] = (hit.surface, hit.distance)
             } else {
                 tapMissed[i] = true
             }
@@ -65,20 +69,22 @@ public struct OverlayScene: Sendable {
     /// `featurePoints`; nil when the ray meets nothing. The content lies on the surface (+y its
     /// normal toward the camera) standing upright for the camera: on a floor or table its
     /// bottom edge faces the camera; on a wall or slope its top edge points up the surface.
-    static func tapHit(_ update: FrameUpdate, pixel: SIMD2<Double>, featurePoints: [SIMD3<Double>]) -> Transform? {
+    static func tapHit(_ update: FrameUpdate, pixel: SIMD2<Double>, featurePoints: [SIMD3<Double>])
+        -> (pose: Transform, surface: String, distance: Double)? {
         let camera = update.camera
         guard let query = camera.raycastQuery(from: pixel, target: .existingPlaneGeometry, alignment: .any) else { return nil }
-        var hits = Raycaster.cast(query, planes: update.anchors).map { ($0.distance, $0.worldTransform) }
+        var hits = Raycaster.cast(query, planes: update.anchors).map { ($0.distance, $0.worldTransform, $0.anchorIdentifier ?? "plane") }
         for anchor in update.anchors where anchor.kind != .plane && Self.isShowable(anchor) {
-            if let hit = faceHit(query, anchor: anchor) { hits.append(hit) }
+            if let hit = faceHit(query, anchor: anchor) { hits.append((hit.0, hit.1, anchor.identifier)) }
         }
         if hits.isEmpty {
             var estimated = query
             estimated.target = .estimatedPlane
-            hits = Raycaster.cast(estimated, planes: [], points: featurePoints).map { ($0.distance, $0.worldTransform) }
+            hits = Raycaster.cast(estimated, planes: [], points: featurePoints).map { ($0.distance, $0.worldTransform, "estimated surface") }
         }
         guard let nearest = hits.min(by: { $0.0 < $1.0 }) else { return nil }
-        return upright(at: nearest.1.translation, normal: nearest.1.rotation.columns.1, camera: camera.transform.translation)
+        let pose = upright(at: nearest.1.translation, normal: nearest.1.rotation.columns.1, camera: camera.transform.translation)
+        return (pose, nearest.2, nearest.0)
     }
 
     /// Where `query` crosses a target's face (its rectangle in the anchor's x-z plane).
