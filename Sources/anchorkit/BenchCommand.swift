@@ -83,17 +83,7 @@ struct OverlayBench: ParsableCommand {
             print("|---|---|---|---|---|---|")
             for path in sequences {
                 let sequence = try RecordedSequence(folder: path)
-                guard let truth = try sequence.groundTruth() else { throw InputError(path, "no ground truth") }
-                let truthByFrame = Dictionary(truth.map { ($0.frame, $0) }, uniquingKeysWith: { a, _ in a })
-                let session = try Session(configuration: try Configuration(sequence: sequence))
-                let frames = try sequence.openFrames()
-                let compositor = OverlayCompositor()
-                var samples: [OverlayAccuracy.Sample] = []
-                while let frame = try frames.nextFrame() {
-                    let update = try session.process(frame)
-                    guard let gt = truthByFrame[frame.index] else { continue }
-                    samples += try OverlayAccuracy.measure(frame: frame, update: update, truth: gt, compositor: compositor)
-                }
+                let samples = try OverlayAccuracy.measure(sequence: sequence)
                 let o = Summary(samples.map(\.overlayError)), a = Summary(samples.map(\.anchorError)), d = Summary(samples.map(\.drawingError))
                 let within = samples.filter { $0.overlayError <= $0.anchorError + 0.1 }.count
                 print("| \(sequence.description.name) | \(samples.count) | \(f(o?.median)) / \(f(o?.p90)) | \(f(a?.median)) / \(f(a?.p90)) | \(f(d?.median)) / \(f(d?.max)) | \(within) (\(f(100 * Double(within) / Double(max(samples.count, 1)), 1)) %) |")

@@ -121,16 +121,7 @@ struct OverlayTests {
     /// overlay adds nothing measurable to the tracker's error.
     @Test(arguments: ["images-approach", "markers-aruco-table"])
     func overlayCornersLandOnTheTrueCorners(_ name: String) throws {
-        let sequence = try RecordedSequence(folder: Paths.dataset(name))
-        let truth = Dictionary(try #require(try sequence.groundTruth()).map { ($0.frame, $0) }, uniquingKeysWith: { a, _ in a })
-        let session = try Session(configuration: try Configuration(sequence: sequence))
-        let frames = try sequence.openFrames()
-        let compositor = OverlayCompositor()
-        var samples: [OverlayAccuracy.Sample] = []
-        while let frame = try frames.nextFrame() {
-            let update = try session.process(frame)
-            if let gt = truth[frame.index] { samples += try OverlayAccuracy.measure(frame: frame, update: update, truth: gt, compositor: compositor) }
-        }
+        let samples = try OverlayAccuracy.measure(sequence: try RecordedSequence(folder: Paths.dataset(name)))
         let overlay = try #require(Summary(samples.map(\.overlayError))), anchor = try #require(Summary(samples.map(\.anchorError)))
         let drawing = try #require(Summary(samples.map(\.drawingError)))
         let within = Double(samples.filter { $0.overlayError <= $0.anchorError + 0.1 }.count) / Double(samples.count)

@@ -48,4 +48,21 @@ public enum OverlayAccuracy {
         }
         return samples
     }
+
+    /// Tracks a recorded sequence with its own targets (``Configuration/init(sequence:)``) and
+    /// measures every frame that has ground truth.
+    public static func measure(sequence: RecordedSequence) throws -> [Sample] {
+        guard let truth = try sequence.groundTruth() else { throw InputError(sequence.folder, "no ground truth") }
+        let truthByFrame = Dictionary(truth.map { ($0.frame, $0) }, uniquingKeysWith: { a, _ in a })
+        let session = try Session(configuration: try Configuration(sequence: sequence))
+        let frames = try sequence.openFrames()
+        let compositor = OverlayCompositor()
+        var samples: [Sample] = []
+        while let frame = try frames.nextFrame() {
+            let update = try session.process(frame)
+            guard let gt = truthByFrame[frame.index] else { continue }
+            samples += try measure(frame: frame, update: update, truth: gt, compositor: compositor)
+        }
+        return samples
+    }
 }
