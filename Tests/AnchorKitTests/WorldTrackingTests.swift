@@ -124,7 +124,30 @@ import Testing
         let session = try Session(configuration: configuration)
         let frames = try sequence.openFrames()
         var updates: [FrameUpdate] = []
-        while updates.count < 120, let frame = try frames.nextFrame() { updates.append(try session.process(frame)) }
+        // Content tapped onto the floor at frame 90 stays on its true spot in the frames after.
+        let tap = SIMD2<Double>(320, 420)
+        var scene = OverlayScene([PlacedOverlay(Overlay(content: .card(color: .white, label: nil, aspectRatio: 1)), on: .tap(frame: 90, pixel: tap))])
+        var trueSpot: SIMD3<Double>?
+        var lockErrors: [Double] = []
+        while updates.count < 120, let frame = try frames.nextFrame() {
+            let update = try session.process(frame)
+            updates.append(update)
+            let placed = scene.instances(for: update, featurePoints: session.featurePoints)
+            var trueCamera = truth[frame.index].camera
+            trueCamera.intrinsics = configuration.camera
+            if frame.index == 90 {
+                let floor = try #require(truth[90].plane(under: tap, intrinsics: configuration.camera))
+                #expect(floor.identifier == "plane/floor")
+                trueSpot = trueCamera.transform.apply(to: floor.inCamera)
+            }
+            if let spot = trueSpot, let content = placed.first,
+               let shown = update.camera.project(content.worldFromContent.translation), let truePixel = trueCamera.project(spot) {
+                lockErrors.append(length(shown - truePixel))
+            }
+        }
+        let lock = try #require(Summary(lockErrors))
+        print("tap at frame 90 on the floor: drawn \(lock.count) frames, off its true spot by median \(lock.median) px, max \(lock.max) px")
+        #expect(lock.count == 30 && lock.median < 2 && lock.max < 4)
         try expectFloorFoundAndRaycastable(updates.last!, truth: truth[119], session: session, camera: configuration.camera)
         let world = try #require(TrajectoryScorer().score(reported: updates, truth: Array(truth.prefix(120))))
         #expect(try #require(world.frameOfFirstNormal) <= 15, "normal tracking from frame \(world.frameOfFirstNormal ?? -1)")
