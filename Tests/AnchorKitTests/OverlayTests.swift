@@ -160,6 +160,22 @@ struct OverlayTests {
         #expect(count == expected && out.contents() == ["out.mp4"])
     }
 
+    @Test func renderToAFramePattern() async throws {
+        let out = TemporaryFolder()
+        try FileManager.default.createDirectory(atPath: out.file("frames"), withIntermediateDirectories: false)
+        let r = try await CLITests.run(["render", Paths.dataset("images-still"), "--overlay", "graffiti=#ff00ff80", "-o", out.file("frames/%04d.png"), "--quiet"])
+        #expect(r.status == 0, "\(r.stderr)")
+        let names = out.contents("frames")
+        #expect(names.count == 90 && names.first == "0000.png" && names.last == "0089.png", "\(names.prefix(3)) ... \(names.count)")
+    }
+
+    @Test(arguments: ["12@x,3=#ff00ff", "1.5@3,4=#ff00ff", "12@3=#ff00ff"])
+    func malformedTapArgument(_ argument: String) async throws {
+        let out = TemporaryFolder()
+        let r = try await CLITests.run(["render", Paths.dataset("images-still"), "--tap", argument, "-o", out.file("o.mp4"), "--quiet"])
+        CLITests.expectCleanFailure(r, mentions: [argument], outputFolder: out)
+    }
+
     @Test func unreadableOverlayImage() async throws {
         let out = TemporaryFolder()
         let bad = try out.write("bad.png", "not a picture")
