@@ -6,7 +6,7 @@ set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
 RUNS="${RUNS:-3}"
-SCRATCH=.build-bench
+SCRATCH="${SCRATCH:-.build-bench}"   # another scratch path (relative to the root) may be given
 ANCHORKIT="$ROOT/$SCRATCH/release/anchorkit"
 GEN="$ROOT/Generated"
 WORK="$GEN/bench-$NAME"

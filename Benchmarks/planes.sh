@@ -9,7 +9,7 @@
 #   bash Benchmarks/planes.sh             # from the package root (or anywhere)
 #
 # Environment: RUNS (timing repetitions, default 3; the median is reported),
-#              SKIP_BUILD=1 (use the existing .build-bench binary).
+#              SKIP_BUILD=1 (use the existing .build-bench binary), SCRATCH (another scratch path).
 NAME=planes
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 

@@ -54,6 +54,12 @@ public struct PlaneDetection: OptionSet, Sendable {
         /// Tilt from exactly horizontal or vertical still accepted for `arbitrary` planes to be
         /// reported as such (smaller tilts are left to horizontal / vertical), radians.
         public var arbitraryMinimumTilt = 10 * Double.pi / 180
+        /// Least ratio of a grid cell's points within ``inlierDistance`` of a plane to its points
+        /// a little farther off (up to 4 inlier distances, either side): where a surface lies,
+        /// points crowd at its plane; a slice through walls at one height, or a line across a
+        /// floor in the top view, has as many points just beside it as in it. Cells below the
+        /// ratio are not part of the plane.
+        public var minimumContrast = 1.5
         /// RANSAC hypotheses per vertical or arbitrary plane.
         public var iterations = 300
 

@@ -35,26 +35,15 @@ struct PlaneFinder {
         var used = [Bool](repeating: false, count: points.count)
         var found: [PlaneCandidate] = []
         var random = SplitMix64(seed: 7)
+        // The vertical surfaces found: top-view line, and the span of their points along it and in height.
+        var walls: [(normal: SIMD2<Double>, offset: Double, along: ClosedRange<Double>, height: ClosedRange<Double>)] = []
 
-        if detection.contains(.horizontal) {
-            var pool = points.indices.sorted { points[$0].y < points[$1].y }
-            for _ in 0..<12 {
-                guard let height = densestHeight(pool.map { points[$0].y }, within: tolerance) else { break }
-                let band = pool.filter { abs(points[$0].y - height) <= tolerance }
-                for surface in surfaces(band, points: points, normal: SIMD3(0, 1, 0), offset: height,
-                                        axes: (SIMD3(1, 0, 0), SIMD3(0, 0, 1)), alignment: "horizontal",
-                                        viewpoint: viewpoint, metresPerUnit: unit) {
-                    found.append(surface.candidate)
-                    for i in surface.members { used[i] = true }
-                }
-                let inBand = Set(band)
-                pool.removeAll { inBand.contains($0) }
-                if pool.count < parameters.minimumPoints { break }
-            }
-        }
-
+        // Walls first: the texture of a wall has rows of corners at some heights (tile joints,
+        // shelves), dense modes of height that would pass for a level surface, and a wall's
+        // points are taken out before level surfaces are looked for. A floor loses only the
+        // strip within an inlier distance of each wall's foot.
         if detection.contains(.vertical) {
-            var pool = points.indices.filter { !used[$0] }
+            var pool = Array(points.indices)
             for _ in 0..<12 {
                 guard pool.count >= parameters.minimumPoints,
                       let line = bestLine(pool.map { SIMD2(points[$0].x, points[$0].z) }, tolerance: tolerance, random: &random)
@@ -66,9 +55,31 @@ struct PlaneFinder {
                                         viewpoint: viewpoint, metresPerUnit: unit) {
                     found.append(surface.candidate)
                     for i in surface.members { used[i] = true }
+                    // In height, all the line's points: the contrast test leaves out a wall's cells
+                    // along the floor (the floor's points lie just beside them).
+                    let a = surface.members.map { dot(points[$0], along) }, y = inliers.map { points[$0].y }
+                    walls.append((line.normal, line.offset, a.min()!...a.max()!, y.min()!...y.max()!))
                 }
                 let onLine = Set(inliers)
                 pool.removeAll { onLine.contains($0) }
+            }
+        }
+
+        if detection.contains(.horizontal) {
+            var pool = points.indices.filter { !used[$0] }.sorted { points[$0].y < points[$1].y }
+            for _ in 0..<12 {
+                guard let height = densestHeight(pool.map { points[$0].y }, within: tolerance) else { break }
+                let band = pool.filter { abs(points[$0].y - height) <= tolerance }
+                for surface in surfaces(band, points: points, normal: SIMD3(0, 1, 0), offset: height,
+                                        axes: (SIMD3(1, 0, 0), SIMD3(0, 0, 1)), alignment: "horizontal",
+                                        viewpoint: viewpoint, metresPerUnit: unit)
+                where !isWallSlice(surface.members, points: points, walls: walls, tolerance: tolerance) {
+                    found.append(surface.candidate)
+                    for i in surface.members { used[i] = true }
+                }
+                let inBand = Set(band)
+                pool.removeAll { inBand.contains($0) }
+                if pool.count < parameters.minimumPoints { break }
             }
         }
 
@@ -90,6 +101,27 @@ struct PlaneFinder {
             }
         }
         return found
+    }
+
+    /// True when most of `members` (points of one level surface) lie on the walls found, within
+    /// 2 inlier distances of one in the top view and inside its span: a row of corners along a
+    /// wall, or round a corner of the room, whose points the wall's own fit left out (a drifting
+    /// map bends a long wall by more than an inlier distance). A floor or a table top has only
+    /// the strips along its edges there.
+    private func isWallSlice(_ members: [Int], points: [SIMD3<Double>],
+                             walls: [(normal: SIMD2<Double>, offset: Double, along: ClosedRange<Double>, height: ClosedRange<Double>)],
+                             tolerance: Double) -> Bool {
+        guard !walls.isEmpty else { return false }
+        let onWalls = members.filter { i in
+            let p = points[i], top = SIMD2(p.x, p.z)
+            return walls.contains { w in
+                let along = -w.normal.y * p.x + w.normal.x * p.z
+                return abs(dot(w.normal, top) - w.offset) <= 2 * tolerance
+                    && along >= w.along.lowerBound - tolerance && along <= w.along.upperBound + tolerance
+                    && p.y >= w.height.lowerBound - 2 * tolerance && p.y <= w.height.upperBound + 2 * tolerance
+            }
+        }.count
+        return 2 * onWalls > members.count
     }
 
     /// The height with the most values within ±`tolerance` (sorted `heights`), refined to the
@@ -159,22 +191,45 @@ struct PlaneFinder {
                           axes: (SIMD3<Double>, SIMD3<Double>), alignment: String, viewpoint: SIMD3<Double>,
                           metresPerUnit unit: Double) -> [(candidate: PlaneCandidate, members: [Int])] {
         let side = dot(normal, viewpoint) - offset >= 0 ? 1.0 : -1.0
-        return connected(members, points: points, cell: parameters.cellSize / unit, axes: axes).compactMap { surface in
+        let cell = parameters.cellSize / unit
+        let planar = planarCells(points: points, normal: normal, offset: offset, axes: axes, cell: cell,
+                                 tolerance: parameters.inlierDistance / unit)
+        let kept = members.filter { planar.contains(Self.key(points[$0], axes: axes, cell: cell)) }
+        return connected(kept, points: points, cell: cell, axes: axes).compactMap { surface in
             let flat = surface.map { SIMD2(dot(points[$0], axes.0), dot(points[$0], axes.1)) }
             guard surface.count >= parameters.minimumPoints, Self.spread(flat).minor >= parameters.minimumSpread / unit else { return nil }
             return (candidate(surface, points: points, normal: side * normal, alignment: alignment), surface)
         }
     }
 
+    /// A cell of the grid of side `cell` in the plane spanned by `axes`.
+    struct Key: Hashable { var u: Int, v: Int }
+
+    /// The cell of `p` (projected along the plane's normal).
+    static func key(_ p: SIMD3<Double>, axes: (SIMD3<Double>, SIMD3<Double>), cell: Double) -> Key {
+        Key(u: Int((dot(p, axes.0) / cell).rounded(.down)), v: Int((dot(p, axes.1) / cell).rounded(.down)))
+    }
+
+    /// The cells of the plane `dot(normal, p) = offset` where its points stand out from those
+    /// just beside it (``PlaneDetection/Parameters/minimumContrast``), among all `points`.
+    private func planarCells(points: [SIMD3<Double>], normal: SIMD3<Double>, offset: Double,
+                             axes: (SIMD3<Double>, SIMD3<Double>), cell: Double, tolerance: Double) -> Set<Key> {
+        var counts: [Key: (on: Int, beside: Int)] = [:]
+        for p in points {
+            let d = abs(dot(normal, p) - offset)
+            guard d <= 4 * tolerance else { continue }
+            let k = Self.key(p, axes: axes, cell: cell)
+            if d <= tolerance { counts[k, default: (0, 0)].on += 1 } else { counts[k, default: (0, 0)].beside += 1 }
+        }
+        // Only membership is read from the set: its order does not matter.
+        return Set(counts.filter { Double($0.value.on) >= parameters.minimumContrast * Double($0.value.beside) }.keys)
+    }
+
     /// Splits `members` into groups connected on a grid of `cell` in the plane spanned by `axes`.
     private func connected(_ members: [Int], points: [SIMD3<Double>], cell: Double,
                            axes: (SIMD3<Double>, SIMD3<Double>)) -> [[Int]] {
-        struct Key: Hashable { var u: Int, v: Int }
         var cells: [Key: [Int]] = [:]
-        for i in members {
-            let p = points[i]
-            cells[Key(u: Int((dot(p, axes.0) / cell).rounded(.down)), v: Int((dot(p, axes.1) / cell).rounded(.down))), default: []].append(i)
-        }
+        for i in members { cells[Self.key(points[i], axes: axes, cell: cell), default: []].append(i) }
         var seen = Set<Key>(), groups: [[Int]] = []
         // Cells in a fixed order, so that the result does not depend on hashing.
         for start in cells.keys.sorted(by: { $0.u != $1.u ? $0.u < $1.u : $0.v < $1.v }) where !seen.contains(start) {

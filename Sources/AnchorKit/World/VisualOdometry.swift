@@ -75,6 +75,10 @@ public final class VisualOdometry: WorldTracker {
     public private(set) var originFrame: Int?
     public private(set) var mapRevision = 0
 
+    /// Points for plane detection and raycasts only (``mapPoints``), triangulated between
+    /// keyframes when the map is asked for.
+    private var densifier = MapDensifier()
+
     private var poseSolver = PointPoseSolver()
     private var triangulator = Triangulator()
     private var adjuster = BundleAdjuster()
@@ -102,7 +106,7 @@ public final class VisualOdometry: WorldTracker {
                 state = reference == nil ? .limited(Self.isDark(gray) ? .lowLight : .insufficientFeatures) : .limited(.initializing)
             }
         } else {
-            state = try track(frame: frame.index, gray: gray, flow: flow, landmarks: landmarks)
+            state = try track(frame: frame.index, gray: gray, pyramid: pyramid, flow: flow, landmarks: landmarks)
         }
         let scale: WorldScale = metric ? .metric : .arbitrary
         guard let pose, !keyframes.isEmpty else {
@@ -128,15 +132,21 @@ public final class VisualOdometry: WorldTracker {
         for k in keyframes.indices { keyframes[k].pose = scaled(keyframes[k].pose) }
         pose = pose.map(scaled)
         velocity = scaled(velocity)
+        densifier.rescale(by: factor)
         metric = true
         mapRevision += 1
     }
 
+    /// The tracked map's points, then the denser points triangulated between keyframes for the
+    /// map's users (``MapDensifier``; found here, on first demand after each keyframe).
     public var mapPoints: [SIMD3<Double>] {
         var views = [UInt8](repeating: 0, count: points.count)
         for k in keyframes { for o in k.observations where views[o.point] < 2 { views[o.point] += 1 } }
+        // A failure of the dense step (a native error on odd input) costs only the extra points.
+        try? densifier.densify(camera: camera)
         // ARKit world = F · OpenCV world, F = diag(1, -1, -1) (the world is a camera's frame).
         return points.indices.compactMap { views[$0] >= 2 ? points[$0] * SIMD3(1, -1, -1) : nil }
+            + densifier.points.map { $0 * SIMD3(1, -1, -1) }
     }
 
     /// True when the frame is too dark to track in (mean gray level under 20 of 255).
@@ -188,7 +198,10 @@ public final class VisualOdometry: WorldTracker {
     }
 
     /// A pixel as a distortion-free pinhole camera would have seen it (geometry assumes one).
-    private func ideal(_ p: SIMD2<Float>) -> SIMD2<Float> {
+    private func ideal(_ p: SIMD2<Float>) -> SIMD2<Float> { Self.ideal(p, camera: camera) }
+
+    /// `p` as a distortion-free pinhole `camera` would have seen it.
+    static func ideal(_ p: SIMD2<Float>, camera: CameraIntrinsics) -> SIMD2<Float> {
         guard camera.hasDistortion else { return p }
         let n = camera.undistort(SIMD2((Double(p.x) - camera.cx) / camera.fx, (Double(p.y) - camera.cy) / camera.fy))
         return SIMD2(Float(n.x * camera.fx + camera.cx), Float(n.y * camera.fy + camera.cy))
@@ -238,7 +251,7 @@ public final class VisualOdometry: WorldTracker {
 
     // MARK: Tracking
 
-    private func track(frame: Int, gray: Image, flow: Double, landmarks: [Landmark]) throws -> TrackingState {
+    private func track(frame: Int, gray: Image, pyramid: FlowPyramid, flow: Double, landmarks: [Landmark]) throws -> TrackingState {
         let mapped = tracks.indices.filter { tracks[$0].point != nil }
         let guess = pose.map { velocity * $0 }
         var solved: (pose: Transform, inliers: [Bool])?
@@ -272,7 +285,7 @@ public final class VisualOdometry: WorldTracker {
         let followed = tracks.filter { $0.point != nil }.count
         if Double(followed) < parameters.keyframeOverlap * Double(last.observations.count)
             || frame - last.frame >= parameters.keyframeInterval || followed < 2 * parameters.normalInliers {
-            try addKeyframe(frame: frame, gray: gray)
+            try addKeyframe(frame: frame, gray: gray, pyramid: pyramid)
         }
         if flow > parameters.excessiveFlow { return .limited(.excessiveMotion) }
         return inliers >= parameters.normalInliers ? .normal : .limited(.insufficientFeatures)
@@ -280,7 +293,7 @@ public final class VisualOdometry: WorldTracker {
 
     // MARK: Keyframes
 
-    private func addKeyframe(frame: Int, gray: Image) throws {
+    private func addKeyframe(frame: Int, gray: Image, pyramid: FlowPyramid) throws {
         let k = keyframes.count
         var keyframe = Keyframe(frame: frame, pose: pose!, observations: [])
         // New points: tracks that started in an earlier keyframe, triangulated against it.
@@ -307,6 +320,9 @@ public final class VisualOdometry: WorldTracker {
         try adjustLocally()
         mapRevision += 1
         pose = keyframes[k].pose
+        densifier.add(.init(keyframe: k, gray: gray, pyramid: pyramid)) { i in
+            MapDensifier.View(pose: self.keyframes[i].pose, observations: self.keyframes[i].observations)
+        }
         try describeMap(gray: gray, keyframe: k)
         try addTracks(gray: gray, keyframe: k)
     }
