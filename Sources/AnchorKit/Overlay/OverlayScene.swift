@@ -29,10 +29,12 @@ public struct OverlayScene: Sendable {
     /// The overlays to draw on `update`'s frame, far to near (so that nearer content is painted
     /// over farther). Taps of this frame are cast first, against the frame's planes and targets
     /// and, failing those, `featurePoints` (world).
-    public mutating func instances(for update: FrameUpdate, featurePoints: [SIMD3<Double>] = []) -> [OverlayInstance] {
+    /// `featurePoints` is evaluated only when a tap falls on this frame (a session's map costs
+    /// work to gather).
+    public mutating func instances(for update: FrameUpdate, featurePoints: @autoclosure () -> [SIMD3<Double>] = []) -> [OverlayInstance] {
         for i in placements.indices {
             guard case .tap(let frame, let pixel) = placements[i].attachment, frame == update.frame else { continue }
-            if let hit = Self.tapHit(update, pixel: pixel, featurePoints: featurePoints) {
+            if let hit = Self.tapHit(update, pixel: pixel, featurePoints: featurePoints()) {
                 placements[i].attachment = .world(hit.pose)
                 tapHits[i] = (hit.surface, hit.distance)
             } else {

@@ -82,14 +82,14 @@ public enum RoomScenes {
     /// and left side to the gap between table and back wall, always looking at the table
     /// (pitched 28–32° down, eye 1.46–1.56 m high). The one target of known size: the 0.8 m
     /// "home" poster on the back wall behind the table (the world becomes metric from it). Box
-    /// sides are surfaces in ground truth (``furniture``).
+    /// sides are surfaces in ground truth (``furniture``), as in every room.
     static func planes(frameCount n: Int) throws -> SyntheticScene {
         let path = aroundTable(seed: 91, laps: [
             (0.60, 1.65, 1.52, -28), (0.20, 1.60, 1.54, -29), (-0.30, 1.55, 1.55, -30), (-0.85, 1.50, 1.52, -31),
             (-1.40, 1.45, 1.50, -32), (-1.85, 1.40, 1.47, -30), (-2.20, 1.40, 1.49, -32),
         ], duration: 10)
         return try room(name: "room-planes", frameCount: n, path: path, seed: 91, targets: [try planesPoster()],
-                        tableDecals: [], sideSurfaces: true)
+                        tableDecals: [])
     }
 
     /// room-planes with the floor and the table top weakly textured (``weakened(_:)``: the
@@ -104,7 +104,7 @@ public enum RoomScenes {
             (-1.55, 1.50, 1.52, -31), (-1.90, 1.45, 1.49, -33), (-2.25, 1.40, 1.51, -30),
         ], duration: 10)
         return try room(name: "room-planes-weak", frameCount: n, path: path, seed: 92, targets: [try planesPoster()],
-                        tableDecals: [], sideSurfaces: true, weak: true)
+                        tableDecals: [], weak: true)
     }
 
     /// The target of known size of room-planes: the "home" poster, 0.8 x 0.6 m, on the back wall
@@ -120,13 +120,14 @@ public enum RoomScenes {
     }
 
     /// The furnished room with `targets` on its walls and `tableDecals` on the table, filmed
-    /// along `path`: 30 frames/s, a 1/250 s shutter (little motion blur). `sideSurfaces` lists
-    /// the boxes' sides as surfaces; `weak` weakens the floor's and the table top's texture.
+    /// along `path`: 30 frames/s, a 1/250 s shutter (little motion blur). The boxes' sides are
+    /// surfaces in ground truth (a detector may find them); `weak` weakens the floor's and the
+    /// table top's texture.
     static func room(name: String, frameCount n: Int, path: CameraPath, seed: UInt64, targets: [ScenePlane],
-                     tableDecals: [ScenePlane], sideSurfaces: Bool = false, weak: Bool = false) throws -> SyntheticScene {
+                     tableDecals: [ScenePlane], weak: Bool = false) throws -> SyntheticScene {
         var scene = SyntheticScene(name: name, camera: MarkerScenes.standardCamera(), frameCount: n,
                                    planes: try shell(weakFloor: weak) + targets, path: path)
-        scene.boxes = try furniture(tableDecals: tableDecals, sideSurfaces: sideSurfaces, weakTable: weak)
+        scene.boxes = try furniture(tableDecals: tableDecals, weakTable: weak)
         scene.exposure = { _ in 1.0 / 250 }
         scene.instantsPerExposure = 3  // 1/250 s: the camera moves ~2 mm, the image < 1 px
         scene.seed = seed
@@ -246,11 +247,11 @@ public enum RoomScenes {
 
     /// The table (1.2 x 0.8 m, 0.75 m high, right of centre toward the back), the bench
     /// (1.0 x 0.5 m, 0.45 m high, left) and the cabinet (0.9 x 0.5 m, 1.0 m high, against the
-    /// back wall on the left), each top a detectable surface. With `sideSurfaces` their sides are
-    /// vertical surfaces too (`plane/table-front`, `-right`, `-back`, `-left`, and so for bench
+    /// back wall on the left), each top a detectable surface. Their sides are vertical surfaces
+    /// too (`plane/table-front`, `-right`, `-back`, `-left`, and so for bench
     /// and cabinet: textured upright rectangles a detector may find); `weakTable` weakens the
     /// table top's texture (``weakened(_:)``).
-    static func furniture(tableDecals: [ScenePlane], sideSurfaces: Bool = false, weakTable: Bool = false) throws -> [SceneBox] {
+    static func furniture(tableDecals: [ScenePlane], weakTable: Bool = false) throws -> [SceneBox] {
         let boxes: [(String, SIMD3<Double>, SIMD3<Double>, SIMD3<Double>, [ScenePlane])] = [
             ("table", SIMD3(1.3, 0, -1.2), SIMD3(1.2, 0.75, 0.8), SIMD3(0.8, 0.95, 1.15), tableDecals),
             ("bench", SIMD3(-1.6, 0, -0.3), SIMD3(1.0, 0.45, 0.5), SIMD3(1.1, 0.95, 0.85), []),
@@ -278,14 +279,12 @@ public enum RoomScenes {
                 let normal = b.faces[i].pose(0).rotation.columns.1
                 b.faces[i].gain = { _ in shade(normal) }
             }
-            if sideSurfaces {
-                // faces[1...] are front, right, back, left (``SceneBox/Face``); each side's
-                // surface is the box's true side, without the seam its plane is drawn with (so it
-                // is centred up to half a seam, 1.5 mm, off the drawn plane's centre).
-                for (i, face) in zip(1..., SceneBox.Face.allCases.dropFirst()) {
-                    let width = face == .front || face == .back ? extent.x : extent.z
-                    b.faces[i].surface = .init(name: "\(name)-\(face)", alignment: .vertical, extent: SIMD2(width, extent.y))
-                }
+            // faces[1...] are front, right, back, left (``SceneBox/Face``); each side's surface is
+            // the box's true side, without the seam its plane is drawn with (so it is centred up
+            // to half a seam, 1.5 mm, off the drawn plane's centre).
+            for (i, face) in zip(1..., SceneBox.Face.allCases.dropFirst()) {
+                let width = face == .front || face == .back ? extent.x : extent.z
+                b.faces[i].surface = .init(name: "\(name)-\(face)", alignment: .vertical, extent: SIMD2(width, extent.y))
             }
             for i in b.decals.indices { b.decals[i].gain = { _ in shade(SIMD3(0, 1, 0)) } }
             return b
