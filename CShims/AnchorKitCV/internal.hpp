@@ -69,13 +69,14 @@ struct ak_renderer {
     // Both buffers hold values relative to the background: a pixel no layer touches stays 0, so an
     // instant costs in proportion to its layers' footprint, not to the canvas size.
     cv::Mat accum;        // CV_32FC(channels), (width*ss) x (height*ss): sum of instants - background
+    cv::Rect accum_dirty; // where accum may be non-zero (the union of the bands drawn since begin)
     cv::Mat canvas;       // one instant - background; all zeros between instants
     bool canvas_dirty = false;  // an instant failed midway: zero the canvas before the next one
     cv::Mat warped;       // scratch for one layer's warped texture (canvas-sized, used via ROI headers)
     int instants = 0;
     bool begun = false;
     double background = 0;
-    cv::Mat background_image;  // CV_32FC(channels): begun over a picture (else empty: `background`)
+    cv::Mat background_image;  // CV_8UC(channels): begun over a picture (else empty: `background`)
     cv::Mat warped_alpha;      // scratch like `warped`, channels + 1 (premultiplied colour, alpha)
     uint64_t frame = 0;   // incremented by begin(); drives cache eviction
 

@@ -483,7 +483,7 @@ void draw_layer(ak_renderer &r, LayerPlan &plan) {
                 double row[kMaxPolygon + 4];
                 for (int k = 0; k < edges; ++k) row[k] = eb[k] * cy + ec[k];
                 float *dst = r.canvas.ptr<float>(rect.y + y) + static_cast<size_t>(rect.x) * ch;
-                const float *back = picture ? r.background_image.ptr<float>(rect.y + y) + static_cast<size_t>(rect.x) * ch : nullptr;
+                const uint8_t *back = picture ? r.background_image.ptr<uint8_t>(rect.y + y) + static_cast<size_t>(rect.x) * ch : nullptr;
                 const float *src = warped.ptr<float>(y);
                 for (int x = 0; x < rect.width; ++x, dst += ch, src += sch, back += picture ? ch : 0) {
                     const double cx = rect.x + x;
@@ -520,9 +520,11 @@ uint64_t splitmix64(uint64_t x) {
     return x ^ (x >> 31);
 }
 
-// Starts a frame: clears the exposure and evicts textures the previous frame did not use.
+// Starts a frame: clears the exposure (where the last frame touched it) and evicts textures the
+// previous frame did not use.
 void begin_frame(ak_renderer *renderer, double background) {
-    renderer->accum.setTo(cv::Scalar::all(0));
+    renderer->accum(renderer->accum_dirty).setTo(cv::Scalar::all(0));
+    renderer->accum_dirty = cv::Rect();
     if (renderer->canvas_dirty) {
         renderer->canvas.setTo(cv::Scalar::all(0));
         renderer->canvas_dirty = false;
@@ -601,7 +603,8 @@ ak_status ak_renderer_begin_image(ak_renderer *renderer, const ak_image *backgro
         if (background->mat.channels() != renderer->channels && renderer->channels != 3)
             return fail(AK_ERR_ARGUMENT, fn, "a BGR background on a gray renderer");
         begin_frame(renderer, 0);
-        to_channels(background->mat, renderer->channels).convertTo(renderer->background_image, CV_32F);
+        // Shares the picture's pixels (reference-counted, never written).
+        renderer->background_image = to_channels(background->mat, renderer->channels);
         return AK_OK;
     });
 }
@@ -632,6 +635,7 @@ ak_status ak_renderer_add_instant(ak_renderer *renderer, const ak_layer *layers,
             if (!plan.visible) continue;
             for (const cv::Rect &band : plan.bands) {
                 cv::Mat acc = r.accum(band), can = r.canvas(band);
+                r.accum_dirty |= band;
                 cv::add(acc, can, acc);
                 can.setTo(cv::Scalar::all(0));
             }
@@ -664,11 +668,23 @@ ak_status ak_renderer_finish(ak_renderer *renderer, const ak_finish_params *para
         ak_renderer &r = *renderer;
         const int ch = r.channels;
         const cv::Size size(r.width, r.height);
+        if (!r.background_image.empty()) {
+            // Over a picture: the picture, changed only where layers were drawn.
+            if (p.gain != 1 || p.bias != 0 || p.noise_sigma != 0 || p.shot_noise != 0 || p.vignetting != 0 || p.jpeg_quality != 0)
+                return fail(AK_ERR_ARGUMENT, fn, "a frame begun over a picture takes no lighting, noise or JPEG effects");
+            cv::Mat frame = r.background_image.clone();
+            if (!r.accum_dirty.empty()) {
+                cv::Mat drawn;
+                r.background_image(r.accum_dirty).convertTo(drawn, CV_32F);
+                cv::scaleAdd(r.accum(r.accum_dirty), 1.0 / r.instants, drawn, drawn);
+                drawn.convertTo(frame(r.accum_dirty), CV_8U);  // rounds and saturates to 0...255
+            }
+            *out = make_image(std::move(frame));
+            return AK_OK;
+        }
         // Average of the instants, then the ss x ss box filter down to full resolution.
         // (the buffers are relative to the background: add it back)
-        if (!r.background_image.empty()) {
-            cv::scaleAdd(r.accum, 1.0 / r.instants, r.background_image, r.small);
-        } else if (r.ss == 1) {
+        if (r.ss == 1) {
             r.accum.convertTo(r.small, CV_32F, 1.0 / r.instants, r.background);
         } else {
             r.accum.convertTo(r.mean, CV_32F, 1.0 / r.instants, r.background);

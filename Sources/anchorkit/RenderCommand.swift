@@ -39,6 +39,9 @@ struct RenderCommand: ParsableCommand {
     @Option(name: .shortAndLong, help: "Where to write: a video (.mp4), a frame pattern (frames/%06d.png), or a picture with --still.")
     var output: String
 
+    @Option(help: "Video codec: h264 (default: small files, costly to encode) or mpeg4 (MPEG-4 part 2: several times faster to encode, larger files).")
+    var codec = "h264"
+
     @Flag(help: "No progress line.")
     var quiet = false
 
@@ -120,7 +123,9 @@ struct RenderCommand: ParsableCommand {
         guard ["mp4", "mov", "mkv", "avi", "m4v"].contains(ext) else {
             throw ValidationError("-o \(output): give a video (.mp4), a frame pattern (frames/%06d.png), or --still N with a picture")
         }
-        return try VideoFileWriter(path: output, width: width, height: height, framesPerSecond: fps)
+        let fourcc: [String: String] = ["h264": "avc1", "mpeg4": "mp4v"]
+        guard let code = fourcc[codec] else { throw ValidationError("--codec must be h264 or mpeg4") }
+        return try VideoFileWriter(path: output, width: width, height: height, framesPerSecond: fps, codec: code)
     }
 
     /// One stderr warning per overlay that never showed: an anchor name that never appeared, a
