@@ -91,15 +91,9 @@ public struct OverlayScene: Sendable {
 
     /// Where `query` crosses a target's face (its rectangle in the anchor's x-z plane).
     private static func faceHit(_ query: RaycastQuery, anchor: Anchor) -> (Double, Transform)? {
-        let normal = anchor.transform.rotation.columns.1
-        let along = dot(query.direction, normal)
-        guard abs(along) > 1e-9 else { return nil }
-        let t = dot(anchor.transform.translation - query.origin, normal) / along
-        guard t > 0 else { return nil }
-        let hit = query.origin + t * query.direction
-        let local = anchor.transform.inverse.apply(to: hit)
-        guard abs(local.x) <= anchor.extent.x / 2, abs(local.z) <= anchor.extent.y / 2 else { return nil }
-        return (t, Transform(rotation: anchor.transform.rotation, translation: hit))
+        guard let crossing = Raycaster.crossing(query, plane: anchor.transform),
+              abs(crossing.local.x) <= anchor.extent.x / 2, abs(crossing.local.z) <= anchor.extent.y / 2 else { return nil }
+        return (crossing.distance, Transform(rotation: anchor.transform.rotation, translation: crossing.point))
     }
 
     /// A frame at `point` with +y = `normal` (turned toward `camera`) and +z, the content's

@@ -79,24 +79,31 @@ public enum Raycaster {
         switch query.target {
         case .existingPlaneGeometry, .existingPlaneInfinite:
             for plane in planes where plane.kind == .plane && accepts(plane.alignment, query.alignment) {
-                let normal = plane.transform.rotation.columns.1
-                let along = dot(query.direction, normal)
-                guard abs(along) > 1e-9 else { continue }
-                let t = dot(plane.transform.translation - query.origin, normal) / along
-                guard t > 0 else { continue }
-                let hit = query.origin + t * query.direction
+                guard let crossing = crossing(query, plane: plane.transform) else { continue }
                 if query.target == .existingPlaneGeometry {
-                    let local = plane.transform.inverse.apply(to: hit)
                     guard let polygon = plane.polygon, polygon.count >= 3,
-                          ConvexPolygon.contains(polygon, SIMD2(local.x, local.z)) else { continue }
+                          ConvexPolygon.contains(polygon, SIMD2(crossing.local.x, crossing.local.z)) else { continue }
                 }
-                results.append(RaycastResult(worldTransform: Transform(rotation: plane.transform.rotation, translation: hit),
-                                             distance: t, target: query.target, anchorIdentifier: plane.identifier))
+                results.append(RaycastResult(worldTransform: Transform(rotation: plane.transform.rotation, translation: crossing.point),
+                                             distance: crossing.distance, target: query.target, anchorIdentifier: plane.identifier))
             }
         case .estimatedPlane:
             if let hit = estimated(query, points: points) { results.append(hit) }
         }
         return results.sorted { $0.distance < $1.distance }
+    }
+
+    /// Where `query` meets the x-z plane of `frame` (`world_from_frame`, +y the normal) ahead
+    /// of its origin: the distance along the ray, the world point, and the point in the frame's
+    /// coordinates. Nil for a ray parallel to the plane or pointing away from it.
+    static func crossing(_ query: RaycastQuery, plane frame: Transform) -> (distance: Double, point: SIMD3<Double>, local: SIMD3<Double>)? {
+        let normal = frame.rotation.columns.1
+        let along = dot(query.direction, normal)
+        guard abs(along) > 1e-9 else { return nil }
+        let t = dot(frame.translation - query.origin, normal) / along
+        guard t > 0 else { return nil }
+        let point = query.origin + t * query.direction
+        return (t, point, frame.inverse.apply(to: point))
     }
 
     private static func accepts(_ planeAlignment: String?, _ wanted: RaycastAlignment) -> Bool {
