@@ -48,7 +48,7 @@ struct RenderCommand: ParsableCommand {
     func run() throws {
         try reportingErrors {
             let started = Date()
-            var placements = try overlays.map(OverlayArgument.anchored) + taps.map(OverlayArgument.tap)
+            let placements = try overlays.map(OverlayArgument.anchored) + taps.map(OverlayArgument.tap)
             guard !placements.isEmpty || debug else { throw ValidationError("nothing to draw: give --overlay NAME=CONTENT, --tap, or --debug") }
             if let still, still < 0 { throw ValidationError("--still must be a frame index (>= 0)") }
             var tracking = self.tracking
@@ -70,7 +70,6 @@ struct RenderCommand: ParsableCommand {
             let startUp = Date().timeIntervalSince(started)
 
             var scene = OverlayScene(placements)
-            placements = []
             let compositor = OverlayCompositor()
             let progress = ProgressLine("render", quiet: quiet)
             var frames = 0, drawn = 0, lastFrame = -1

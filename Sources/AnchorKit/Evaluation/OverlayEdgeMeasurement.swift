@@ -26,15 +26,15 @@ public enum OverlayEdgeMeasurement {
         let centre = expected.reduce(.zero, +) / 4
         let target = SIMD3(Double(color.blue), Double(color.green), Double(color.red))
         var lines: [(point: SIMD2<Double>, direction: SIMD2<Double>)] = []
-        composited.withPixels { out, rowBytes in
-            original.withPixels { base, _ in
+        composited.withPixels { out, outRow in
+            original.withPixels { base, baseRow in
                 func coverage(_ x: Int, _ y: Int) -> Double? {
                     guard x >= 0, y >= 0, x < composited.width, y < composited.height else { return nil }
-                    let i = y * rowBytes + 3 * x
+                    let i = y * outRow + 3 * x, j = y * baseRow + 3 * x
                     var best = 0.0, a = 0.0
                     for c in 0..<3 {
-                        let d = target[c] - Double(base[i + c])
-                        if abs(d) > abs(best) { best = d; a = (Double(out[i + c]) - Double(base[i + c])) / d }
+                        let d = target[c] - Double(base[j + c])
+                        if abs(d) > abs(best) { best = d; a = (Double(out[i + c]) - Double(base[j + c])) / d }
                     }
                     return abs(best) >= minimumContrast ? min(max(a, 0), 1) : nil
                 }
