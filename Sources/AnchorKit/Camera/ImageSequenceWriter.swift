@@ -26,11 +26,7 @@ public final class ImageSequenceWriter: FrameSink {
 
     private init(path pattern: String, single: Bool) throws {
         isSingle = single
-        let folder = URL(fileURLWithPath: single ? pattern : ImageFolderSource.path(pattern, 0)).deletingLastPathComponent().path
-        var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: folder, isDirectory: &isDirectory), isDirectory.boolValue else {
-            throw InputError(pattern, "cannot write: folder \(folder) does not exist")
-        }
+        let folder = try OutputFolder.of(single ? pattern : ImageFolderSource.path(pattern, 0), reportedAs: pattern)
         guard FileManager.default.isWritableFile(atPath: folder) else {
             throw InputError(pattern, "cannot write: folder \(folder) is not writable")
         }
@@ -42,8 +38,7 @@ public final class ImageSequenceWriter: FrameSink {
     public func write(_ image: Image) throws {
         guard !isSingle || written.isEmpty else { throw InputError(pattern, "one picture only") }
         let final = isSingle ? pattern : ImageFolderSource.path(pattern, written.count)
-        let url = URL(fileURLWithPath: final)
-        let temporary = url.deletingLastPathComponent().path + "/.partial-\(getpid())-" + url.lastPathComponent
+        let temporary = OutputFolder.partialPath(for: final)
         try image.write(to: temporary)
         written.append((temporary, final))
     }

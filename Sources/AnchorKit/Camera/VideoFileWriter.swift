@@ -13,11 +13,9 @@ public final class VideoFileWriter {
     /// Opens a writer for `width` x `height` frames at `framesPerSecond`. `codec` is a FourCC
     /// ("avc1" for H.264, "mp4v" for MPEG-4 part 2).
     public init(path: String, width: Int, height: Int, framesPerSecond: Double, codec: String = "avc1") throws {
-        let url = URL(fileURLWithPath: path)
-        let folder = url.deletingLastPathComponent().path
-        guard FileManager.default.fileExists(atPath: folder) else { throw InputError(path, "cannot write: folder \(folder) does not exist") }
+        _ = try OutputFolder.of(path, reportedAs: path)
         self.path = path
-        temporaryPath = folder + "/.partial-\(getpid())-" + url.lastPathComponent
+        temporaryPath = OutputFolder.partialPath(for: path)
         var out: OpaquePointer?
         do {
             try NativeError.check(ak_video_writer_open(temporaryPath, Int32(width), Int32(height), framesPerSecond, codec, &out))

@@ -14,11 +14,7 @@ public final class AtomicFile {
     /// Creates the temporary file. Fails with a one-line error if the folder is not writable.
     public init(destination: String) throws {
         let url = URL(fileURLWithPath: destination)
-        let folder = url.deletingLastPathComponent().path
-        var isDir: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: folder, isDirectory: &isDir), isDir.boolValue else {
-            throw InputError(destination, "cannot write: folder \(folder) does not exist")
-        }
+        let folder = try OutputFolder.of(destination, reportedAs: destination)
         self.destination = destination
         temporaryPath = folder + "/." + url.lastPathComponent + ".\(getpid()).tmp"
         guard FileManager.default.createFile(atPath: temporaryPath, contents: nil),
