@@ -307,6 +307,16 @@ ak_status ak_aligner_align(const ak_aligner *aligner, const ak_image *image, dou
 ak_status ak_homography_correlation(const ak_image *reference, const ak_image *image, const double h[9],
                                     double *correlation, double *coverage);
 
+/* Plane sweep: how well each patch of `reference` agrees with `other` under each of `count`
+ * plane-induced homographies (row-major 3x3 each, reference px -> other px). The reference is
+ * tiled in `patch` x `patch` blocks (columns = width / patch, rows = height / patch, row-major);
+ * scores[k * rows * columns + block] gets the zero-mean normalised cross-correlation of the
+ * block with `other` warped by H_k, or NaN where the block maps partly outside `other` (or
+ * behind it) or either side's standard deviation is under `min_std` gray levels (no texture to
+ * judge by). Both images 8-bit gray or BGR (compared in gray). One call per view pair. */
+ak_status ak_plane_sweep(const ak_image *reference, const ak_image *other, const double *homographies, int count,
+                         int patch, double min_std, float *scores);
+
 /* Pose of a planar target from count >= 4 correspondences: object points (x, y) in metres on the
  * target's plane (z = 0, OpenCV target frame: +x right, +y down the reference image, +z into the
  * target), image points in px. SOLVEPNP_IPPE: both solutions, best first (as ak_square_pose). */

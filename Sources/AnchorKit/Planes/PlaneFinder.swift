@@ -30,7 +30,15 @@ struct PlaneFinder {
     /// The planes among `points` (world, +y up), seen from `viewpoint` (the camera centre,
     /// which decides each normal's side). `unit` is metres per world unit's estimate (1 once
     /// metric): every length of ``PlaneDetection/Parameters`` is divided by it.
-    func find(in points: [SIMD3<Double>], viewpoint: SIMD3<Double>, metresPerUnit unit: Double) -> [PlaneCandidate] {
+    /// `levelPoints` (``LevelSweep``) join `points` in the search for level surfaces only. The
+    /// last `recentLevelPoints` of them come from the newest pair of views, measured with the
+    /// current camera's pose: a level surface with enough of them takes its height from them, so
+    /// that it stays right below the camera when the map has drifted by a few centimetres since
+    /// its older points were made (what raycasts and content on it need).
+    func find(in mapPoints: [SIMD3<Double>], levelPoints: [SIMD3<Double>] = [], recentLevelPoints: Int = 0,
+              viewpoint: SIMD3<Double>, metresPerUnit unit: Double) -> [PlaneCandidate] {
+        let points = mapPoints + levelPoints
+        let recent = points.count - min(recentLevelPoints, levelPoints.count)
         let tolerance = parameters.inlierDistance / unit
         var used = [Bool](repeating: false, count: points.count)
         var found: [PlaneCandidate] = []
@@ -43,14 +51,14 @@ struct PlaneFinder {
         // points are taken out before level surfaces are looked for. A floor loses only the
         // strip within an inlier distance of each wall's foot.
         if detection.contains(.vertical) {
-            var pool = Array(points.indices)
+            var pool = Array(mapPoints.indices)
             for _ in 0..<12 {
                 guard pool.count >= parameters.minimumPoints,
                       let line = bestLine(pool.map { SIMD2(points[$0].x, points[$0].z) }, tolerance: tolerance, random: &random)
                 else { break }
                 let inliers = pool.filter { abs(dot(line.normal, SIMD2(points[$0].x, points[$0].z)) - line.offset) <= tolerance }
                 let along = SIMD3(-line.normal.y, 0, line.normal.x), normal = SIMD3(line.normal.x, 0, line.normal.y)
-                for surface in surfaces(inliers, points: points, normal: normal, offset: line.offset,
+                for surface in surfaces(inliers, points: points, judgedBy: mapPoints.count, normal: normal, offset: line.offset,
                                         axes: (along, SIMD3(0, 1, 0)), alignment: "vertical",
                                         viewpoint: viewpoint, metresPerUnit: unit) {
                     found.append(surface.candidate)
@@ -70,11 +78,18 @@ struct PlaneFinder {
             for _ in 0..<12 {
                 guard let height = densestHeight(pool.map { points[$0].y }, within: tolerance) else { break }
                 let band = pool.filter { abs(points[$0].y - height) <= tolerance }
-                for surface in surfaces(band, points: points, normal: SIMD3(0, 1, 0), offset: height,
+                for surface in surfaces(band, points: points, judgedBy: points.count, normal: SIMD3(0, 1, 0), offset: height,
                                         axes: (SIMD3(1, 0, 0), SIMD3(0, 0, 1)), alignment: "horizontal",
                                         viewpoint: viewpoint, metresPerUnit: unit)
                 where !isWallSlice(surface.members, points: points, walls: walls, tolerance: tolerance) {
-                    found.append(surface.candidate)
+                    var c = surface.candidate
+                    let fresh = surface.members.filter { $0 >= recent }.map { points[$0].y }.sorted()
+                    if fresh.count >= parameters.minimumPoints {
+                        let shift = fresh[fresh.count / 2] - c.origin.y
+                        c.origin.y += shift
+                        c.outline = c.outline.map { $0 + SIMD3(0, shift, 0) }
+                    }
+                    found.append(c)
                     for i in surface.members { used[i] = true }
                 }
                 let inBand = Set(band)
@@ -84,7 +99,7 @@ struct PlaneFinder {
         }
 
         if detection.contains(.arbitrary) {
-            var pool = points.indices.filter { !used[$0] }
+            var pool = mapPoints.indices.filter { !used[$0] }
             for _ in 0..<8 {
                 guard pool.count >= parameters.minimumPoints,
                       let plane = bestPlane(pool.map { points[$0] }, tolerance: tolerance, random: &random) else { break }
@@ -92,7 +107,7 @@ struct PlaneFinder {
                 let tilt = asin(min(1, abs(plane.normal.y)))  // 0 for vertical, π/2 for horizontal
                 let generic = tilt > parameters.arbitraryMinimumTilt && tilt < .pi / 2 - parameters.arbitraryMinimumTilt
                 if generic {
-                    found += surfaces(inliers, points: points, normal: plane.normal, offset: plane.offset,
+                    found += surfaces(inliers, points: points, judgedBy: mapPoints.count, normal: plane.normal, offset: plane.offset,
                                       axes: Self.basis(plane.normal), alignment: "any",
                                       viewpoint: viewpoint, metresPerUnit: unit).map(\.candidate)
                 }
@@ -187,12 +202,14 @@ struct PlaneFinder {
     /// The surfaces among `members` (points near the plane `dot(normal, p) = offset`): their
     /// groups connected on the grid in the plane spanned by `axes` that have enough points spread
     /// in both directions, each with its normal turned to the side of `viewpoint`.
-    private func surfaces(_ members: [Int], points: [SIMD3<Double>], normal: SIMD3<Double>, offset: Double,
+    /// The planarity contrast is judged by the first `judges` points only (map points for walls:
+    /// a level sweep's points near a wall are depths of its patches, not evidence of it).
+    private func surfaces(_ members: [Int], points: [SIMD3<Double>], judgedBy judges: Int, normal: SIMD3<Double>, offset: Double,
                           axes: (SIMD3<Double>, SIMD3<Double>), alignment: String, viewpoint: SIMD3<Double>,
                           metresPerUnit unit: Double) -> [(candidate: PlaneCandidate, members: [Int])] {
         let side = dot(normal, viewpoint) - offset >= 0 ? 1.0 : -1.0
         let cell = parameters.cellSize / unit
-        let planar = planarCells(points: points, normal: normal, offset: offset, axes: axes, cell: cell,
+        let planar = planarCells(points: points[..<judges], normal: normal, offset: offset, axes: axes, cell: cell,
                                  tolerance: parameters.inlierDistance / unit)
         let kept = members.filter { planar.contains(Self.key(points[$0], axes: axes, cell: cell)) }
         return connected(kept, points: points, cell: cell, axes: axes).compactMap { surface in
@@ -212,7 +229,7 @@ struct PlaneFinder {
 
     /// The cells of the plane `dot(normal, p) = offset` where its points stand out from those
     /// just beside it (``PlaneDetection/Parameters/minimumContrast``), among all `points`.
-    private func planarCells(points: [SIMD3<Double>], normal: SIMD3<Double>, offset: Double,
+    private func planarCells(points: ArraySlice<SIMD3<Double>>, normal: SIMD3<Double>, offset: Double,
                              axes: (SIMD3<Double>, SIMD3<Double>), cell: Double, tolerance: Double) -> Set<Key> {
         var counts: [Key: (on: Int, beside: Int)] = [:]
         for p in points {
@@ -251,6 +268,10 @@ struct PlaneFinder {
     private func candidate(_ members: [Int], points: [SIMD3<Double>], normal: SIMD3<Double>, alignment: String) -> PlaneCandidate {
         let p = members.map { points[$0] }
         var origin = p.reduce(SIMD3<Double>.zero, +) / Double(p.count)
+        // Along the normal, the median: a surface's points have a long tail on one side (the
+        // bottoms of things standing on a floor, a skirting board), which would pull a mean.
+        let heights = p.map { dot($0, normal) }.sorted()
+        origin += normal * (heights[heights.count / 2] - dot(origin, normal))
         let axes = Self.basis(normal)
         let hull = ConvexPolygon.hull(p.map { SIMD2(dot($0 - origin, axes.0), dot($0 - origin, axes.1)) })
         let outline = hull.map { origin + $0.x * axes.0 + $0.y * axes.1 }

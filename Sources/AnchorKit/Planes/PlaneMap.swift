@@ -32,6 +32,13 @@ struct PlaneMap {
             // A plane keeps the side it was first seen from: a camera that walks past the end of
             // a wall, or round a table, sees the same surface's points from the other side.
             if dot(anchors[keep].transform.rotation.columns.1, c.normal) < 0 { c.normal = -c.normal }
+            // A plane a larger surface of this pass has set keeps that surface's pose; this
+            // smaller piece (of a map bent by a few centimetres) only adds to its boundary.
+            if changed.contains(anchors[keep].identifier) {
+                c.normal = anchors[keep].transform.rotation.columns.1
+                c.origin = anchors[keep].transform.translation
+                c.outline = c.outline.map { $0 - c.normal * dot($0 - c.origin, c.normal) }
+            }
             // The surface grows by everything the merged planes covered.
             var outline = c.outline
             for m in matches { outline += Self.outline(of: anchors[m]).map { $0 - c.normal * dot($0 - c.origin, c.normal) } }

@@ -17,6 +17,8 @@ public final class Session {
     /// Plane anchors (nil without plane detection) and the map revision they were found in.
     private var planes: PlaneMap?
     private var planeRevision: Int?
+    /// Points of level surfaces from plane sweeps between keyframes (``LevelSweep``).
+    private var levelSweep = LevelSweep()
     private var trackedRaycasts: [TrackedRaycast] = []
     /// The map's points in the session's world (ARFrame.rawFeaturePoints, but of the whole
     /// map): what `.estimatedPlane` raycasts hit. Empty without visual odometry. Converted once
@@ -109,7 +111,7 @@ public final class Session {
             anchors[i].corners = nil
             events.updated.append(anchors[i])
         }
-        let planeEvents = updatePlanes(camera: camera)
+        let planeEvents = try updatePlanes(camera: camera, frame: frame)
         events.added += planeEvents.added
         events.updated += planeEvents.updated
         events.removed += planeEvents.removed
@@ -121,14 +123,20 @@ public final class Session {
 
     /// Finds planes again when the map changed (a new keyframe): in the session's world, with
     /// tolerances in metres once it is metric and scaled by the map's typical depth before.
-    private func updatePlanes(camera: CameraState) -> AnchorEvents {
+    private func updatePlanes(camera: CameraState, frame: Frame) throws -> AnchorEvents {
         guard planes != nil, let world, alignment != nil, world.mapRevision != planeRevision,
               camera.trackingState == .normal, isRefiningPlanes else { return AnchorEvents() }
         planeRevision = world.mapRevision
         let points = featurePoints
         let unit = camera.scale == .metric ? 1 : Self.metresPerUnit(points, seenFrom: camera.transform.translation)
+        if configuration.planeDetection.contains(.horizontal) {
+            try levelSweep.add(.init(image: frame.gray(), transform: camera.transform), camera: configuration.camera,
+                               metresPerUnit: unit)
+        }
         let finder = PlaneFinder(detection: configuration.planeDetection, parameters: configuration.planeFinding)
-        let candidates = finder.find(in: points, viewpoint: camera.transform.translation, metresPerUnit: unit)
+        let candidates = finder.find(in: points, levelPoints: levelSweep.points, recentLevelPoints: levelSweep.recentCount,
+                                     viewpoint: camera.transform.translation,
+                                     metresPerUnit: unit)
         return planes!.update(with: candidates, metresPerUnit: unit)
     }
 
@@ -178,6 +186,7 @@ public final class Session {
            let factor = scale!.add(observations, points: world.trackedPoints, camera: configuration.camera) {
             world.rescale(by: factor)
             planes?.rescale(by: factor)
+            levelSweep.rescale(by: factor)
             location.worldFromCamera = Transform(rotation: pose.rotation, translation: pose.translation * factor)
             location.scale = .metric
         }

@@ -1,0 +1,186 @@
+import AnchorKitCV
+import Foundation
+
+/// Dense evidence of level surfaces (floors, table tops) from pairs of views, where feature
+/// points are too few: a weakly textured floor gives the odometry almost no corners it can
+/// follow, but its faint texture still lines up between two views under the floor's homography.
+///
+/// Each new view is compared with the one ``gap`` views back (plane sweep): for a series of level
+/// planes below the camera, the older view is warped into the newer one through the plane's
+/// homography, and every ``patch``-pixel block of the newer view is scored by normalised
+/// cross-correlation (``ak_plane_sweep``, one native call per pair). A block whose score peaks
+/// high, once, at one height lies on a surface through that height at its centre; its centre's
+/// ray meets that plane at a 3D point. The planes are spaced about ``step`` pixels of parallax
+/// apart and the peak is refined by a parabola through its neighbours. A block on a wall or a
+/// box side gives a point on it, too (for a small patch, all planes through one point look
+/// alike); such points spread over heights and make no level surface.
+///
+/// Conventions: the session's world (+y against gravity), cameras as `world_from_arkitCamera`,
+/// pixels as the frames show them. Cameras with lens distortion are not swept (a homography
+/// does not hold across a distorted image): their level surfaces come from map points alone.
+struct LevelSweep {
+    /// A frame kept for sweeping: its gray image and its camera (`world_from_arkitCamera`).
+    struct View {
+        var image: Image
+        var transform: Transform
+    }
+
+    /// Views between the two of a pair (more baseline against less overlap).
+    var gap = 2
+    /// The views are swept at 1/`shrink` of their size (area-averaged): a quarter of the pixels
+    /// and half the planes per halving, for a coarser height per block.
+    var shrink = 2
+    /// Side of the scored blocks, pixels of the shrunk views.
+    var patch = 8
+    /// Least peak correlation of a block.
+    var minimumCorrelation: Float = 0.85
+    /// Least drop of a block's correlation away from its peak: its texture must tell heights apart.
+    var minimumDrop: Float = 0.3
+    /// Largest correlation of any second peak (more than 2 planes from the first) below the first:
+    /// repeated texture matches at several heights.
+    var ambiguity: Float = 0.1
+    /// Least standard deviation of a block's gray levels (either view).
+    var minimumTexture = 1.0
+    /// Parallax between neighbouring planes at most, pixels.
+    var step = 1.0
+    /// Planes swept, from `nearest` to `farthest` metres below the newer camera, at most `maximumPlanes`.
+    var nearest = 0.25
+    var farthest = 4.0
+    var maximumPlanes = 80
+    /// Least distance between the two cameras, metres: without baseline every plane looks alike.
+    var minimumBaseline = 0.05
+
+    /// The points found so far (world, current unit), the newest pair's last.
+    private(set) var points: [SIMD3<Double>] = []
+    /// How many of ``points`` the newest pair gave.
+    private(set) var recentCount = 0
+    private var views: [View] = []
+
+    /// Keeps `view` (full size, gray) and sweeps it against the view ``gap`` back. `unit` is
+    /// metres per world unit (1 once metric). Throws on a native failure.
+    mutating func add(_ view: View, camera: CameraIntrinsics, metresPerUnit unit: Double) throws {
+        guard !camera.hasDistortion else { return }
+        let small = try view.image.resized(width: camera.width / shrink, height: camera.height / shrink)
+        views.append(View(image: small, transform: view.transform))
+        if views.count > gap + 1 { views.removeFirst() }
+        guard views.count == gap + 1 else { return }
+        let found = try sweep(reference: views[gap], other: views[0], camera: shrunk(camera), metresPerUnit: unit)
+        points += found
+        recentCount = found.count
+    }
+
+    /// `camera` for images shrunk by ``shrink`` with area averaging: pixel centres map as
+    /// x' = (x + 0.5) / shrink - 0.5.
+    private func shrunk(_ camera: CameraIntrinsics) -> CameraIntrinsics {
+        let s = Double(shrink)
+        var out = camera
+        out.width = camera.width / shrink; out.height = camera.height / shrink
+        out.fx = camera.fx / s; out.fy = camera.fy / s
+        out.cx = (camera.cx + 0.5) / s - 0.5; out.cy = (camera.cy + 0.5) / s - 0.5
+        return out
+    }
+
+    /// Multiplies every length by `factor` (the world became metric).
+    mutating func rescale(by factor: Double) {
+        points = points.map { $0 * factor }
+        for i in views.indices {
+            views[i].transform = Transform(rotation: views[i].transform.rotation, translation: views[i].transform.translation * factor)
+        }
+    }
+
+    /// Forgets the views kept (tracking was lost: the next view has no pose relation to them).
+    mutating func breakChain() { views.removeAll() }
+
+    /// The points of `reference`'s blocks that match `other` on one level plane.
+    func sweep(reference: View, other: View, camera: CameraIntrinsics, metresPerUnit unit: Double) throws -> [SIMD3<Double>] {
+        let ref = reference.transform, oth = other.transform
+        guard length(ref.translation - oth.translation) * unit >= minimumBaseline else { return [] }
+        // ARKit camera frames: X_other = A(s) X_ref with A = R_rel + s t_rel n_cᵀ for points on the
+        // plane n_c · X_ref = d, s = 1/d (d < 0: the plane is below the camera).
+        // Pixel x ↔ ARKit camera ray F K⁻¹ x (F = diag(1, -1, -1)), so H(s) = K F A(s) F K⁻¹.
+        let rRel = oth.rotation.transposed * ref.rotation
+        let tRel = oth.rotation.transposed * (ref.translation - oth.translation)
+        let n = ref.rotation.transposed * SIMD3<Double>(0, 1, 0)
+        let k = camera.matrix, f = Matrix3.diagonal(SIMD3(1, -1, -1))
+        let kInverse = Matrix3(rows: SIMD3(1 / camera.fx, 0, -camera.cx / camera.fx),
+                               SIMD3(0, 1 / camera.fy, -camera.cy / camera.fy), SIMD3(0, 0, 1))
+        let tn = Matrix3(columns: (tRel * n.x, tRel * n.y, tRel * n.z))
+        func homography(_ s: Double) -> Matrix3 {
+            let a = Matrix3(columns: (rRel.columns.0 + s * tn.columns.0, rRel.columns.1 + s * tn.columns.1,
+                                      rRel.columns.2 + s * tn.columns.2))
+            return k * f * a * f * kInverse
+        }
+        func ray(_ pixel: SIMD2<Double>) -> SIMD3<Double> { f * (kInverse * SIMD3(pixel.x, pixel.y, 1)) }
+
+        // Planes spaced by parallax: the largest image motion between neighbours, over sample
+        // pixels whose rays go down (meet planes below the camera), is `step`.
+        var samples: [SIMD2<Double>] = []
+        let w = Double(camera.width - 1), h = Double(camera.height - 1)
+        for i in 0...4 { for j in 0...3 {
+            let pixel = SIMD2(w * Double(i) / 4, h * Double(j) / 3)
+            if dot(n, ray(pixel)) < 0 { samples.append(pixel) }
+        } }
+        guard !samples.isEmpty else { return [] }
+        func motion(_ s: Double, _ ds: Double) -> Double {
+            let h0 = homography(s), h1 = homography(s + ds)
+            return samples.map { length(Homography.map(h1, $0) - Homography.map(h0, $0)) }.max()!
+        }
+        var planes: [Double] = []
+        var s = -unit / farthest
+        let last = -unit / nearest
+        while s >= last && planes.count < maximumPlanes {
+            planes.append(s)
+            let probe = 1e-3 * abs(s) + 1e-9
+            let perStep = motion(s, -probe) / probe
+            guard perStep > 1e-9 else { break }
+            s -= step / perStep
+        }
+        guard planes.count >= 5 else { return [] }
+
+        let columns = reference.image.width / patch, rows = reference.image.height / patch
+        let blocks = columns * rows
+        var scores = [Float](repeating: .nan, count: planes.count * blocks)
+        let matrices = planes.flatMap { homography($0).rowMajor }
+        try NativeError.check(ak_plane_sweep(reference.image.handle, other.image.handle, matrices, Int32(planes.count),
+                                             Int32(patch), minimumTexture, &scores), "plane sweep")
+
+        var found: [SIMD3<Double>] = []
+        for b in 0..<blocks {
+            let centre = SIMD2(Double((b % columns) * patch) + Double(patch - 1) / 2,
+                               Double((b / columns) * patch) + Double(patch - 1) / 2)
+            let r = ray(centre)
+            guard dot(n, r) < 0 else { continue }
+            let curve = planes.indices.map { scores[$0 * blocks + b] }
+            guard let best = peak(curve) else { continue }
+            // Parabola through the peak and its neighbours, in plane index, then in s.
+            let (l, c, h) = (Double(curve[best - 1]), Double(curve[best]), Double(curve[best + 1]))
+            let curvature = l - 2 * c + h
+            let shift = curvature < 0 ? max(-0.5, min(0.5, 0.5 * (l - h) / curvature)) : 0
+            let sBest = shift >= 0 ? planes[best] + shift * (planes[best + 1] - planes[best])
+                                   : planes[best] - shift * (planes[best - 1] - planes[best])
+            // The ray meets n · X = 1/s at X = r / (s · n · r).
+            let point = r / (sBest * dot(n, r))
+            guard point.z < 0 else { continue }
+            found.append(ref.apply(to: point))
+        }
+        return found
+    }
+
+    /// The index of the one high, distinct peak of a block's correlation over the planes, with
+    /// scored neighbours on both sides; nil when there is none.
+    private func peak(_ curve: [Float]) -> Int? {
+        var best = -1, top: Float = -2, low: Float = 2
+        for (i, v) in curve.enumerated() where !v.isNaN {
+            if v > top { top = v; best = i }
+            low = min(low, v)
+        }
+        guard best > 0, best < curve.count - 1, top >= minimumCorrelation, top - low >= minimumDrop,
+              !curve[best - 1].isNaN, !curve[best + 1].isNaN else { return nil }
+        for (i, v) in curve.enumerated() where abs(i - best) > 2 && !v.isNaN && v > top - ambiguity {
+            // Part of the same peak only if the curve stays high all the way to it.
+            let between = i < best ? curve[i...best] : curve[best...i]
+            if between.contains(where: { $0.isNaN || $0 < top - minimumDrop }) { return nil }
+        }
+        return best
+    }
+}
