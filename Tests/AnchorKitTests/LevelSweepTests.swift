@@ -3,8 +3,9 @@ import Testing
 @testable import AnchorKit
 
 /// The level sweep on two rendered views of a known scene: a faintly textured floor 1.5 m below
-/// the camera and a table top 0.75 m below it. The sweep's homographies (world and ARKit camera
-/// conventions, pixel rays) are right when its points land on the two true heights.
+/// the camera, a table top 0.75 m below it and a wall behind. The sweep's homographies (world and
+/// ARKit camera conventions, pixel rays) are right when its points land on the two true heights,
+/// and its slant test when none come from the wall.
 @Suite("Level sweep")
 struct LevelSweepTests {
     static let camera = MarkerScenes.standardCamera()
@@ -36,16 +37,21 @@ struct LevelSweepTests {
                                         pose: MarkerScenes.lying(at: SIMD3(0, -1.5, -3)))
         let table = try Self.noisePlane(size: SIMD2(1.2, 0.8), texel: 0.01, mean: 140, contrast: 50, seed: 2,
                                         pose: MarkerScenes.lying(at: SIMD3(0.2, -0.75, -1.8)))
-        // Looking 40° down; the second view 15 cm to the right, 5 cm back, turned 3° left.
-        let down = Matrix3.rotation(angle: -40 * .pi / 180, axis: SIMD3(1, 0, 0))
+        // A strongly textured wall across the back, from the floor up: its blocks peak at some
+        // height too, and only the slant test keeps them out.
+        let wall = try Self.noisePlane(size: SIMD2(8, 2.5), texel: 0.01, mean: 120, contrast: 60, seed: 3,
+                                       pose: MarkerScenes.standing(at: SIMD3(0, -0.25, -2.8)))
+        // Looking 25° down (the wall fills the top of the image); the second view 15 cm to the
+        // right, 5 cm back, turned 3° left.
+        let down = Matrix3.rotation(angle: -25 * .pi / 180, axis: SIMD3(1, 0, 0))
         let first = Transform(rotation: down, translation: .zero)
         let second = Transform(rotation: .rotation(angle: 3 * .pi / 180, axis: SIMD3(0, 1, 0)) * down,
                                translation: SIMD3(0.15, 0, 0.05))
         var sweep = LevelSweep()
         sweep.gap = 1
-        try sweep.add(try Self.view([floor, table], from: first), camera: Self.camera, metresPerUnit: 1)
+        try sweep.add(try Self.view([floor, wall, table], from: first), camera: Self.camera, metresPerUnit: 1)
         #expect(sweep.points.isEmpty, "one view: nothing to compare with")
-        try sweep.add(try Self.view([floor, table], from: second), camera: Self.camera, metresPerUnit: 1)
+        try sweep.add(try Self.view([floor, wall, table], from: second), camera: Self.camera, metresPerUnit: 1)
         #expect(sweep.recentCount == sweep.points.count)
 
         let heights = sweep.points.map(\.y)

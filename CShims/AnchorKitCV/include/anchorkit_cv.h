@@ -317,6 +317,12 @@ ak_status ak_homography_correlation(const ak_image *reference, const ak_image *i
 ak_status ak_plane_sweep(const ak_image *reference, const ak_image *other, const double *homographies, int count,
                          int patch, double min_std, float *scores);
 
+/* Scores of single blocks, each under its own homography: block k has its top-left pixel at
+ * (corners[2k], corners[2k+1]) of `reference` and side `patch`; scores[k] as in ak_plane_sweep
+ * (NaN outside `other`, or too flat). */
+ak_status ak_block_scores(const ak_image *reference, const ak_image *other, const int *corners, const double *homographies,
+                          int count, int patch, double min_std, float *scores);
+
 /* Pose of a planar target from count >= 4 correspondences: object points (x, y) in metres on the
  * target's plane (z = 0, OpenCV target frame: +x right, +y down the reference image, +z into the
  * target), image points in px. SOLVEPNP_IPPE: both solutions, best first (as ak_square_pose). */

@@ -42,11 +42,11 @@ struct LevelSweep {
     /// Least standard deviation of a block's gray levels (either view).
     var minimumTexture = 1.0
     /// Parallax between neighbouring planes at most, pixels.
-    var step = 1.0
+    var step = 1.5
     /// Planes swept, from `nearest` to `farthest` metres below the newer camera, at most `maximumPlanes`.
-    var nearest = 0.25
+    var nearest = 0.4
     var farthest = 4.0
-    var maximumPlanes = 80
+    var maximumPlanes = 64
     /// Least distance between the two cameras, metres: without baseline every plane looks alike.
     var minimumBaseline = 0.05
 
@@ -54,6 +54,7 @@ struct LevelSweep {
     private(set) var points: [SIMD3<Double>] = []
     /// How many of ``points`` the newest pair gave.
     private(set) var recentCount = 0
+
     private var views: [View] = []
 
     /// Keeps `view` (full size, gray) and sweeps it against the view ``gap`` back. `unit` is
@@ -64,7 +65,7 @@ struct LevelSweep {
         views.append(View(image: small, transform: view.transform))
         if views.count > gap + 1 { views.removeFirst() }
         guard views.count == gap + 1 else { return }
-        let found = try sweep(reference: views[gap], other: views[0], camera: shrunk(camera), metresPerUnit: unit)
+        let found = try sweep(ViewPair(reference: views[gap], other: views[0], camera: shrunk(camera)), metresPerUnit: unit)
         points += found
         recentCount = found.count
     }
@@ -88,37 +89,20 @@ struct LevelSweep {
         }
     }
 
-    /// Forgets the views kept (tracking was lost: the next view has no pose relation to them).
-    mutating func breakChain() { views.removeAll() }
-
     /// The points of `reference`'s blocks that match `other` on one level plane.
-    func sweep(reference: View, other: View, camera: CameraIntrinsics, metresPerUnit unit: Double) throws -> [SIMD3<Double>] {
-        let ref = reference.transform, oth = other.transform
-        guard length(ref.translation - oth.translation) * unit >= minimumBaseline else { return [] }
-        // ARKit camera frames: X_other = A(s) X_ref with A = R_rel + s t_rel n_cᵀ for points on the
-        // plane n_c · X_ref = d, s = 1/d (d < 0: the plane is below the camera).
-        // Pixel x ↔ ARKit camera ray F K⁻¹ x (F = diag(1, -1, -1)), so H(s) = K F A(s) F K⁻¹.
-        let rRel = oth.rotation.transposed * ref.rotation
-        let tRel = oth.rotation.transposed * (ref.translation - oth.translation)
-        let n = ref.rotation.transposed * SIMD3<Double>(0, 1, 0)
-        let k = camera.matrix, f = Matrix3.diagonal(SIMD3(1, -1, -1))
-        let kInverse = Matrix3(rows: SIMD3(1 / camera.fx, 0, -camera.cx / camera.fx),
-                               SIMD3(0, 1 / camera.fy, -camera.cy / camera.fy), SIMD3(0, 0, 1))
-        let tn = Matrix3(columns: (tRel * n.x, tRel * n.y, tRel * n.z))
-        func homography(_ s: Double) -> Matrix3 {
-            let a = Matrix3(columns: (rRel.columns.0 + s * tn.columns.0, rRel.columns.1 + s * tn.columns.1,
-                                      rRel.columns.2 + s * tn.columns.2))
-            return k * f * a * f * kInverse
-        }
-        func ray(_ pixel: SIMD2<Double>) -> SIMD3<Double> { f * (kInverse * SIMD3(pixel.x, pixel.y, 1)) }
+    func sweep(_ pair: ViewPair, metresPerUnit unit: Double) throws -> [SIMD3<Double>] {
+        guard pair.baseline * unit >= minimumBaseline else { return [] }
+        // Level planes y = h in the reference frame: m · X = h - y_ref = 1/s (s < 0: below).
+        let n = pair.reference.transform.rotation.transposed * SIMD3<Double>(0, 1, 0)
+        func homography(_ s: Double) -> Matrix3 { pair.homography(normal: n, inverseOffset: s) }
 
         // Planes spaced by parallax: the largest image motion between neighbours, over sample
         // pixels whose rays go down (meet planes below the camera), is `step`.
         var samples: [SIMD2<Double>] = []
-        let w = Double(camera.width - 1), h = Double(camera.height - 1)
+        let w = Double(pair.camera.width - 1), h = Double(pair.camera.height - 1)
         for i in 0...4 { for j in 0...3 {
             let pixel = SIMD2(w * Double(i) / 4, h * Double(j) / 3)
-            if dot(n, ray(pixel)) < 0 { samples.append(pixel) }
+            if dot(n, pair.ray(pixel)) < 0 { samples.append(pixel) }
         } }
         guard !samples.isEmpty else { return [] }
         func motion(_ s: Double, _ ds: Double) -> Double {
@@ -137,18 +121,14 @@ struct LevelSweep {
         }
         guard planes.count >= 5 else { return [] }
 
-        let columns = reference.image.width / patch, rows = reference.image.height / patch
+        let columns = pair.reference.image.width / patch, rows = pair.reference.image.height / patch
         let blocks = columns * rows
-        var scores = [Float](repeating: .nan, count: planes.count * blocks)
-        let matrices = planes.flatMap { homography($0).rowMajor }
-        try NativeError.check(ak_plane_sweep(reference.image.handle, other.image.handle, matrices, Int32(planes.count),
-                                             Int32(patch), minimumTexture, &scores), "plane sweep")
+        let scores = try pair.sweep(planes.map(homography), patch: patch, minimumTexture: minimumTexture)
 
-        var found: [SIMD3<Double>] = []
+        var found: [(corner: SIMD2<Int>, s: Double, point: SIMD3<Double>)] = []
         for b in 0..<blocks {
-            let centre = SIMD2(Double((b % columns) * patch) + Double(patch - 1) / 2,
-                               Double((b / columns) * patch) + Double(patch - 1) / 2)
-            let r = ray(centre)
+            let corner = SIMD2((b % columns) * patch, (b / columns) * patch)
+            let r = pair.ray(SIMD2(Double(corner.x), Double(corner.y)) + Double(patch - 1) / 2)
             guard dot(n, r) < 0 else { continue }
             let curve = planes.indices.map { scores[$0 * blocks + b] }
             guard let best = peak(curve) else { continue }
@@ -161,9 +141,26 @@ struct LevelSweep {
             // The ray meets n · X = 1/s at X = r / (s · n · r).
             let point = r / (sBest * dot(n, r))
             guard point.z < 0 else { continue }
-            found.append(ref.apply(to: point))
+            found.append((corner, sBest, point))
         }
-        return found
+
+        // Slant: each block under its level plane and under the upright plane through the same
+        // point facing the camera. A block of a wall or a box side also peaks at some height (a
+        // small patch looks alike under all planes through its centre) but fits the upright plane
+        // better; only blocks that fit the level plane better are level evidence.
+        let ref = pair.reference.transform
+        let tests = found.flatMap { block -> [(corner: SIMD2<Int>, homography: Matrix3)] in
+            var toward = ref.rotation * -block.point  // world direction from the point to the camera
+            toward.y = 0
+            let m = ref.rotation.transposed * normalize(toward)
+            return [(block.corner, homography(block.s)),
+                    (block.corner, pair.homography(normal: m, inverseOffset: 1 / dot(m, block.point)))]
+        }
+        let fits = try pair.scores(tests, patch: patch, minimumTexture: minimumTexture)
+        return found.indices.compactMap { i in
+            let level = fits[2 * i], upright = fits[2 * i + 1]
+            return level > upright || upright.isNaN ? ref.apply(to: found[i].point) : nil
+        }
     }
 
     /// The index of the one high, distinct peak of a block's correlation over the planes, with

@@ -135,8 +135,7 @@ public final class Session {
         }
         let finder = PlaneFinder(detection: configuration.planeDetection, parameters: configuration.planeFinding)
         let candidates = finder.find(in: points, levelPoints: levelSweep.points, recentLevelPoints: levelSweep.recentCount,
-                                     viewpoint: camera.transform.translation,
-                                     metresPerUnit: unit)
+                                     viewpoint: camera.transform.translation, metresPerUnit: unit)
         return planes!.update(with: candidates, metresPerUnit: unit)
     }
 
