@@ -56,16 +56,22 @@ struct LevelSweep {
     private(set) var recentCount = 0
 
     private var views: [View] = []
+    /// The newest pair of views (shrunk), when its cameras lie ``minimumBaseline`` apart at least.
+    private(set) var latestPair: ViewPair?
 
     /// Keeps `view` (full size, gray) and sweeps it against the view ``gap`` back. `unit` is
     /// metres per world unit (1 once metric). Throws on a native failure.
-    mutating func add(_ view: View, camera: CameraIntrinsics, metresPerUnit unit: Double) throws {
+    /// With `findingLevels` false the views are only kept (for ``latestPair``).
+    mutating func add(_ view: View, camera: CameraIntrinsics, metresPerUnit unit: Double, findingLevels: Bool = true) throws {
         guard !camera.hasDistortion else { return }
         let small = try view.image.resized(width: camera.width / shrink, height: camera.height / shrink)
         views.append(View(image: small, transform: view.transform))
         if views.count > gap + 1 { views.removeFirst() }
         guard views.count == gap + 1 else { return }
-        let found = try sweep(ViewPair(reference: views[gap], other: views[0], camera: shrunk(camera)), metresPerUnit: unit)
+        let pair = ViewPair(reference: views[gap], other: views[0], camera: shrunk(camera))
+        latestPair = pair.baseline * unit >= minimumBaseline ? pair : nil
+        guard findingLevels else { return }
+        let found = try sweep(pair, metresPerUnit: unit)
         points += found
         recentCount = found.count
     }
@@ -84,6 +90,7 @@ struct LevelSweep {
     /// Multiplies every length by `factor` (the world became metric).
     mutating func rescale(by factor: Double) {
         points = points.map { $0 * factor }
+        latestPair = nil
         for i in views.indices {
             views[i].transform = Transform(rotation: views[i].transform.rotation, translation: views[i].transform.translation * factor)
         }

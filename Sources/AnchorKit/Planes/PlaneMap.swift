@@ -58,6 +58,20 @@ struct PlaneMap {
         return events
     }
 
+    /// Widens the boundary of plane `identifier` by `points` (world, projected onto it); returns
+    /// the updated anchor, nil if there is no such plane or the boundary did not change.
+    mutating func extend(_ identifier: String, with points: [SIMD3<Double>]) -> Anchor? {
+        guard let i = anchors.firstIndex(where: { $0.identifier == identifier }), !points.isEmpty else { return nil }
+        let plane = anchors[i]
+        let normal = plane.transform.rotation.columns.1, origin = plane.transform.translation
+        let outline = Self.outline(of: plane) + points.map { $0 - normal * dot($0 - origin, normal) }
+        let grown = Self.anchor(identifier: identifier, alignment: plane.alignment ?? "any", normal: normal, origin: origin,
+                                outline: outline, xAxis: plane.transform.rotation.columns.0)
+        guard ConvexPolygon.area(grown.polygon ?? []) > ConvexPolygon.area(plane.polygon ?? []) * (1 + 1e-9) else { return nil }
+        anchors[i] = grown
+        return grown
+    }
+
     /// Multiplies every length by `factor` (the world became metric).
     mutating func rescale(by factor: Double) {
         for i in anchors.indices {

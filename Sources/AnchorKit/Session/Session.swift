@@ -129,14 +129,31 @@ public final class Session {
         planeRevision = world.mapRevision
         let points = featurePoints
         let unit = camera.scale == .metric ? 1 : Self.metresPerUnit(points, seenFrom: camera.transform.translation)
-        if configuration.planeDetection.contains(.horizontal) {
-            try levelSweep.add(.init(image: frame.gray(), transform: camera.transform), camera: configuration.camera,
-                               metresPerUnit: unit)
-        }
+        try levelSweep.add(.init(image: frame.gray(), transform: camera.transform), camera: configuration.camera,
+                           metresPerUnit: unit, findingLevels: configuration.planeDetection.contains(.horizontal))
         let finder = PlaneFinder(detection: configuration.planeDetection, parameters: configuration.planeFinding)
         let candidates = finder.find(in: points, levelPoints: levelSweep.points, recentLevelPoints: levelSweep.recentCount,
                                      viewpoint: camera.transform.translation, metresPerUnit: unit)
-        return planes!.update(with: candidates, metresPerUnit: unit)
+        var events = planes!.update(with: candidates, metresPerUnit: unit)
+        // Upright surfaces grow where their texture lines up between the newest keyframes (level
+        // ones already have the level sweep's points).
+        if let pair = levelSweep.latestPair {
+            let growth = PlaneGrowth()
+            for plane in planes!.anchors where plane.alignment != "horizontal" {
+                let others = planes!.anchors.filter { $0.identifier != plane.identifier }
+                guard let grown = planes!.extend(plane.identifier,
+                                                 with: try growth.points(on: plane, others: others, in: pair, metresPerUnit: unit))
+                else { continue }
+                if let i = events.updated.firstIndex(where: { $0.identifier == grown.identifier }) {
+                    events.updated[i] = grown
+                } else if let i = events.added.firstIndex(where: { $0.identifier == grown.identifier }) {
+                    events.added[i] = grown
+                } else {
+                    events.updated.append(grown)
+                }
+            }
+        }
+        return events
     }
 
     /// A guess of the metres in one unit of a map of arbitrary scale: indoor scenes are seen
