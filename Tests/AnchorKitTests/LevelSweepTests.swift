@@ -32,21 +32,32 @@ struct LevelSweepTests {
         return LevelSweep.View(image: try image.converted(toChannels: 1), transform: worldFromCamera)
     }
 
+    /// The textured floor 1.5 m below the camera (gray 120 ± `contrast`) and a wall standing on
+    /// it at `wallDistance` metres (gray 120 ± 60), as planes of a scene.
+    static func floorAndWall(floorContrast contrast: Int, wallDistance: Double) throws -> (floor: ScenePlane, wall: ScenePlane) {
+        (try noisePlane(size: SIMD2(8, 8), texel: 0.01, mean: 120, contrast: contrast, seed: 1,
+                        pose: MarkerScenes.lying(at: SIMD3(0, -1.5, -3))),
+         try noisePlane(size: SIMD2(8, 2.5), texel: 0.01, mean: 120, contrast: 60, seed: 3,
+                        pose: MarkerScenes.standing(at: SIMD3(0, -0.25, -wallDistance))))
+    }
+
+    /// Two cameras at the origin looking `pitch` degrees down, the second moved by `shift`
+    /// (metres) and turned 3° left: `world_from_arkitCamera` of each.
+    static func twoCameras(pitch: Double, shift: SIMD3<Double>) -> (first: Transform, second: Transform) {
+        let down = Matrix3.rotation(angle: -pitch * .pi / 180, axis: SIMD3(1, 0, 0))
+        return (Transform(rotation: down, translation: .zero),
+                Transform(rotation: .rotation(angle: 3 * .pi / 180, axis: SIMD3(0, 1, 0)) * down, translation: shift))
+    }
+
     @Test func pointsLieOnTheFloorAndTheTableTop() throws {
-        let floor = try Self.noisePlane(size: SIMD2(8, 8), texel: 0.01, mean: 120, contrast: 6, seed: 1,
-                                        pose: MarkerScenes.lying(at: SIMD3(0, -1.5, -3)))
+        // A faint floor, and a strongly textured wall across the back from the floor up: its
+        // blocks peak at some height too, and only the slant test keeps them out.
+        let (floor, wall) = try Self.floorAndWall(floorContrast: 6, wallDistance: 2.8)
         let table = try Self.noisePlane(size: SIMD2(1.2, 0.8), texel: 0.01, mean: 140, contrast: 50, seed: 2,
                                         pose: MarkerScenes.lying(at: SIMD3(0.2, -0.75, -1.8)))
-        // A strongly textured wall across the back, from the floor up: its blocks peak at some
-        // height too, and only the slant test keeps them out.
-        let wall = try Self.noisePlane(size: SIMD2(8, 2.5), texel: 0.01, mean: 120, contrast: 60, seed: 3,
-                                       pose: MarkerScenes.standing(at: SIMD3(0, -0.25, -2.8)))
         // Looking 25° down (the wall fills the top of the image); the second view 15 cm to the
-        // right, 5 cm back, turned 3° left.
-        let down = Matrix3.rotation(angle: -25 * .pi / 180, axis: SIMD3(1, 0, 0))
-        let first = Transform(rotation: down, translation: .zero)
-        let second = Transform(rotation: .rotation(angle: 3 * .pi / 180, axis: SIMD3(0, 1, 0)) * down,
-                               translation: SIMD3(0.15, 0, 0.05))
+        // right and 5 cm back.
+        let (first, second) = Self.twoCameras(pitch: 25, shift: SIMD3(0.15, 0, 0.05))
         var sweep = LevelSweep()
         sweep.gap = 1
         try sweep.add(try Self.view([floor, wall, table], from: first), camera: Self.camera, metresPerUnit: 1)
@@ -66,10 +77,8 @@ struct LevelSweepTests {
     }
 
     @Test func noBaselineNoPoints() throws {
-        let floor = try Self.noisePlane(size: SIMD2(8, 8), texel: 0.01, mean: 120, contrast: 30, seed: 1,
-                                        pose: MarkerScenes.lying(at: SIMD3(0, -1.5, -3)))
-        let pose = Transform(rotation: .rotation(angle: -40 * .pi / 180, axis: SIMD3(1, 0, 0)), translation: .zero)
-        let view = try Self.view([floor], from: pose)
+        let (floor, wall) = try Self.floorAndWall(floorContrast: 30, wallDistance: 2.8)
+        let view = try Self.view([floor, wall], from: Self.twoCameras(pitch: 25, shift: .zero).first)
         var sweep = LevelSweep()
         sweep.gap = 1
         try sweep.add(view, camera: Self.camera, metresPerUnit: 1)

@@ -8,13 +8,8 @@ import Testing
 @Suite("Plane growth")
 struct PlaneGrowthTests {
     @Test func wallGrowsOverItsOwnBlocksOnly() throws {
-        let floor = try LevelSweepTests.noisePlane(size: SIMD2(8, 8), texel: 0.01, mean: 120, contrast: 40, seed: 1,
-                                                   pose: MarkerScenes.lying(at: SIMD3(0, -1.5, -3)))
-        let wall = try LevelSweepTests.noisePlane(size: SIMD2(8, 2.5), texel: 0.01, mean: 120, contrast: 60, seed: 3,
-                                                  pose: MarkerScenes.standing(at: SIMD3(0, -0.25, -3)))
-        let down = Matrix3.rotation(angle: -15 * .pi / 180, axis: SIMD3(1, 0, 0))
-        let first = Transform(rotation: down, translation: .zero)
-        let second = Transform(rotation: .rotation(angle: 3 * .pi / 180, axis: SIMD3(0, 1, 0)) * down, translation: SIMD3(0.2, 0, 0.05))
+        let (floor, wall) = try LevelSweepTests.floorAndWall(floorContrast: 40, wallDistance: 3)
+        let (first, second) = LevelSweepTests.twoCameras(pitch: 15, shift: SIMD3(0.2, 0, 0.05))
         let pair = ViewPair(reference: try LevelSweepTests.view([floor, wall], from: second),
                             other: try LevelSweepTests.view([floor, wall], from: first), camera: LevelSweepTests.camera)
 
