@@ -3,8 +3,8 @@
 /// ratios from several frames is the scale, accepted once they agree.
 struct ScaleEstimator {
     /// Ratios and frames needed before the scale is trusted.
-    var minimumRatios = 100
-    var minimumFrames = 20
+    var minimumRatios = 40
+    var minimumFrames = 8
     /// Largest spread of the ratios (median absolute deviation / median).
     var maximumSpread = 0.03
     private var ratios: [Double] = []
