@@ -76,6 +76,19 @@ struct LevelSweepTests {
         #expect(Double(onFloor.count + onTable.count) >= 0.95 * Double(heights.count), "points off both surfaces")
     }
 
+    /// Straight down, the floor right below the camera has no upright plane to compare with
+    /// (one through it would pass through the camera): its points are kept, nothing fails.
+    @Test func lookingStraightDown() throws {
+        let (floor, _) = try Self.floorAndWall(floorContrast: 30, wallDistance: 2.8)
+        let (first, second) = Self.twoCameras(pitch: 90, shift: SIMD3(0.15, 0, 0.05))
+        var sweep = LevelSweep()
+        sweep.gap = 1
+        try sweep.add(try Self.view([floor], from: first), camera: Self.camera, metresPerUnit: 1)
+        try sweep.add(try Self.view([floor], from: second), camera: Self.camera, metresPerUnit: 1)
+        let heights = try #require(Summary(sweep.points.map(\.y)))
+        #expect(sweep.points.count >= 200 && abs(heights.median + 1.5) < 0.01)
+    }
+
     @Test func noBaselineNoPoints() throws {
         let (floor, wall) = try Self.floorAndWall(floorContrast: 30, wallDistance: 2.8)
         let view = try Self.view([floor, wall], from: Self.twoCameras(pitch: 25, shift: .zero).first)

@@ -30,4 +30,17 @@ struct PlaneGrowthTests {
         #expect(grown.allSatisfy { abs($0.z + 3) < 1e-6 && $0.y > -1.5 && abs($0.x) <= 0.5 + 1e-9 })
         #expect(ghost.count * 10 <= grown.count)
     }
+
+    /// A wall whose plane passes through the camera is seen edge-on: no points, no failure.
+    @Test func planeThroughTheCameraGivesNothing() throws {
+        let (floor, wall) = try LevelSweepTests.floorAndWall(floorContrast: 40, wallDistance: 3)
+        let (first, second) = LevelSweepTests.twoCameras(pitch: 15, shift: SIMD3(0.2, 0, 0.05))
+        let pair = ViewPair(reference: try LevelSweepTests.view([floor, wall], from: second),
+                            other: try LevelSweepTests.view([floor, wall], from: first), camera: LevelSweepTests.camera)
+        let edgeOn = PlaneMap.anchor(identifier: "plane/x", alignment: "vertical", normal: SIMD3(1, 0, 0),
+                                     origin: SIMD3(0.2, -0.5, -2),
+                                     outline: [SIMD3(0.2, -1, -1.5), SIMD3(0.2, -1, -2.5), SIMD3(0.2, 0, -2.5), SIMD3(0.2, 0, -1.5)],
+                                     xAxis: nil)
+        #expect(try PlaneGrowth().points(on: edgeOn, others: [], in: pair, metresPerUnit: 1).isEmpty)
+    }
 }

@@ -156,18 +156,22 @@ struct LevelSweep {
         // small patch looks alike under all planes through its centre) but fits the upright plane
         // better; only blocks that fit the level plane better are level evidence.
         let ref = pair.reference.transform
-        let tests = found.flatMap { block -> [(corner: SIMD2<Int>, homography: Matrix3)] in
+        // A point right below the camera has no such upright plane (it would pass through the
+        // camera, seen edge-on): it is level evidence as it is.
+        var tests: [(corner: SIMD2<Int>, homography: Matrix3)] = [], tested: [Int] = []
+        for (i, block) in found.enumerated() {
             var toward = ref.rotation * -block.point  // world direction from the point to the camera
             toward.y = 0
+            guard length(toward) > 1e-3 * length(block.point) else { continue }
             let m = ref.rotation.transposed * normalize(toward)
-            return [(block.corner, homography(block.s)),
-                    (block.corner, pair.homography(normal: m, inverseOffset: 1 / dot(m, block.point)))]
+            tests += [(block.corner, homography(block.s)),
+                      (block.corner, pair.homography(normal: m, inverseOffset: 1 / dot(m, block.point)))]
+            tested.append(i)
         }
         let fits = try pair.scores(tests, patch: patch, minimumTexture: minimumTexture)
-        return found.indices.compactMap { i in
-            let level = fits[2 * i], upright = fits[2 * i + 1]
-            return level > upright || upright.isNaN ? ref.apply(to: found[i].point) : nil
-        }
+        var upright = Set<Int>()
+        for (k, i) in tested.enumerated() where !fits[2 * k + 1].isNaN && !(fits[2 * k] > fits[2 * k + 1]) { upright.insert(i) }
+        return found.indices.compactMap { upright.contains($0) ? nil : ref.apply(to: found[$0].point) }
     }
 
     /// The index of the one high, distinct peak of a block's correlation over the planes, with

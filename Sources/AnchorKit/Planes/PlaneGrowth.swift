@@ -31,6 +31,7 @@ struct PlaneGrowth {
         guard let own = Surface(plane, pair: pair, reach: reach / unit) else { return [] }
         let ref = pair.reference.transform
         let distance = abs(dot(own.normal, ref.translation - plane.transform.translation))
+        guard distance * unit > 0.05 else { return [] }
         let moved = [relativeShift, -relativeShift].map { f in
             let p = pair.plane(normal: own.normal, through: plane.transform.translation + own.normal * (f * distance))
             return pair.homography(normal: p.normal, inverseOffset: p.inverseOffset)
@@ -69,6 +70,8 @@ struct PlaneGrowth {
             guard let polygon = plane.polygon, polygon.count >= 3 else { return nil }
             normal = plane.transform.rotation.columns.1
             (m, s) = pair.plane(normal: normal, through: plane.transform.translation)
+            // A plane through the camera is seen edge-on: it shows no blocks.
+            guard s.isFinite, abs(s) < 1e6 else { return nil }
             homography = pair.homography(normal: m, inverseOffset: s)
             anchorFromWorld = plane.transform.inverse
             widened = reach > 0
