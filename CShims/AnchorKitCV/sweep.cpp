@@ -54,6 +54,19 @@ float correlation(double sumB, double sumBB, double sumAB, double area, double m
     return static_cast<float>(std::max(-1.0, std::min(1.0, covariance / std::sqrt(varA * vb))));
 }
 
+// The arguments both entry points share: two images, `count` >= 0 finite homographies, a patch of
+// 2 pixels or more.
+ak_status check_pair(const char *fn, const ak_image *reference, const ak_image *other, const double *homographies,
+                     int count, int patch) {
+    if (ak_status s = check_image(fn, reference, "reference")) return s;
+    if (ak_status s = check_image(fn, other, "other")) return s;
+    if (count < 0 || patch < 2) return fail(AK_ERR_ARGUMENT, fn, "count must be >= 0 and patch >= 2");
+    if (count > 0 && !homographies) return fail(AK_ERR_ARGUMENT, fn, "homographies is NULL");
+    for (int k = 0; k < count; ++k)
+        if (!finite9(homographies + 9 * k)) return fail(AK_ERR_ARGUMENT, fn, "homographies must be finite");
+    return AK_OK;
+}
+
 // The reference's gray levels as float, cropped to `size`.
 cv::Mat as_float(const ak_image *image, cv::Size size) {
     cv::Mat out;
@@ -67,14 +80,10 @@ ak_status ak_plane_sweep(const ak_image *reference, const ak_image *other, const
                          int patch, double min_std, float *scores) {
     static const char *fn = "ak_plane_sweep";
     return guarded(fn, [&]() -> ak_status {
-        if (ak_status s = check_image(fn, reference, "reference")) return s;
-        if (ak_status s = check_image(fn, other, "other")) return s;
-        if (!homographies || !scores || count < 0) return fail(AK_ERR_ARGUMENT, fn, "homographies or scores is NULL, or count < 0");
-        if (patch < 2) return fail(AK_ERR_ARGUMENT, fn, "patch must be at least 2 pixels");
+        if (ak_status s = check_pair(fn, reference, other, homographies, count, patch)) return s;
+        if (count > 0 && !scores) return fail(AK_ERR_ARGUMENT, fn, "scores is NULL");
         const int columns = reference->mat.cols / patch, rows = reference->mat.rows / patch;
         if (columns < 1 || rows < 1) return fail(AK_ERR_ARGUMENT, fn, "the reference is smaller than one patch");
-        for (int i = 0; i < 9 * count; ++i)
-            if (!std::isfinite(homographies[i])) return fail(AK_ERR_ARGUMENT, fn, "homographies must be finite");
 
         const cv::Rect tiled(0, 0, columns * patch, rows * patch);
         const cv::Mat a = as_float(reference, tiled.size()), b = as_float(other, other->mat.size());
@@ -132,12 +141,8 @@ ak_status ak_block_scores(const ak_image *reference, const ak_image *other, cons
                           int count, int patch, double min_std, float *scores) {
     static const char *fn = "ak_block_scores";
     return guarded(fn, [&]() -> ak_status {
-        if (ak_status s = check_image(fn, reference, "reference")) return s;
-        if (ak_status s = check_image(fn, other, "other")) return s;
-        if (count > 0 && (!corners || !homographies || !scores)) return fail(AK_ERR_ARGUMENT, fn, "corners, homographies or scores is NULL");
-        if (count < 0 || patch < 2) return fail(AK_ERR_ARGUMENT, fn, "count must be >= 0 and patch >= 2");
-        for (int i = 0; i < 9 * count; ++i)
-            if (!std::isfinite(homographies[i])) return fail(AK_ERR_ARGUMENT, fn, "homographies must be finite");
+        if (ak_status s = check_pair(fn, reference, other, homographies, count, patch)) return s;
+        if (count > 0 && (!corners || !scores)) return fail(AK_ERR_ARGUMENT, fn, "corners or scores is NULL");
         const cv::Mat a = as_float(reference, reference->mat.size()), b = as_float(other, other->mat.size());
         const double area = static_cast<double>(patch) * patch, minVar = min_std * min_std;
         for (int k = 0; k < count; ++k) {

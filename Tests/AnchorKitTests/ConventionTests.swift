@@ -55,6 +55,16 @@ struct ConventionTests {
         #expect(Transform(translation: SIMD3(1, 2, 3)).inverse.translation == SIMD3(-1, -2, -3))
     }
 
+    /// A world made 2x larger about its origin: a point's image through the scaled transform is
+    /// the doubled image of the halved point (scaling commutes with the rigid map).
+    @Test func scalingTheWorldScalesOnlyTheTranslation() {
+        let t = Transform(rotation: Self.someRotation, translation: SIMD3(0.4, -1.2, 2.5))
+        let scaled = t.scaled(by: 2)
+        #expect(scaled.rotation == t.rotation && scaled.translation == SIMD3(0.8, -2.4, 5))
+        let p = SIMD3(0.1, 0.2, 0.3)
+        #expect(isNear(scaled.apply(to: 2 * p), 2 * t.apply(to: p), 1e-12))
+    }
+
     @Test func isCloseToleratesRounding() {
         // Products that differ only by rounding (~1e-16) are "close" with the default tolerances.
         var rng = SplitMix64(seed: 5)

@@ -69,22 +69,22 @@ import Testing
 
     /// Two pieces of one floor are two planes until a detection joins them: the older keeps its
     /// identifier, the other is removed.
-    @Test func planesGrowAndMerge() {
+    @Test func planesGrowAndMerge() throws {
         func piece(_ x0: Double, _ x1: Double) -> PlaneCandidate {
             let outline = [SIMD3(x0, -1.5, -3.5), SIMD3(x1, -1.5, -3.5), SIMD3(x1, -1.5, -2.5), SIMD3(x0, -1.5, -2.5)]
             return PlaneCandidate(alignment: "horizontal", normal: SIMD3(0, 1, 0), origin: SIMD3((x0 + x1) / 2, -1.5, -3),
                                   outline: outline, support: Int((x1 - x0) * 100))
         }
         var map = PlaneMap(parameters: PlaneDetection.Parameters())
-        let first = map.update(with: [piece(-3, -2), piece(1, 2)], metresPerUnit: 1)
+        let first = try map.update(with: [piece(-3, -2), piece(1, 2)], metresPerUnit: 1)
         #expect(first.added.map(\.identifier) == ["plane/0", "plane/1"] && map.anchors.count == 2)
-        let joined = map.update(with: [piece(-3, 2)], metresPerUnit: 1)
+        let joined = try map.update(with: [piece(-3, 2)], metresPerUnit: 1)
         #expect(joined.removed.map(\.identifier) == ["plane/1"] && joined.updated.map(\.identifier) == ["plane/0"])
         // The axes stay those of plane/0's first detection (a square: x may lie along either side).
         let axes = map.anchors[0].transform.rotation
         #expect(map.anchors.count == 1 && abs(map.anchors[0].extent.max() - 5) < 1e-9 && abs(map.anchors[0].extent.min() - 1) < 1e-9)
         // Planes only grow: a smaller view of the same floor keeps the extent and the axes.
-        _ = map.update(with: [piece(-1, 0)], metresPerUnit: 1)
+        _ = try map.update(with: [piece(-1, 0)], metresPerUnit: 1)
         #expect(abs(map.anchors[0].extent.max() - 5) < 1e-9 && isNear(map.anchors[0].transform.rotation, axes))
     }
 

@@ -74,6 +74,13 @@ public struct Transform: Equatable, Sendable {
         Transform(rotation: a.rotation * b.rotation, translation: a.rotation * b.translation + a.translation)
     }
 
+    /// The same transform between frames of a world whose lengths were all multiplied by
+    /// `factor` about A's (or B's) origin: the rotation stays, the translation scales. How a
+    /// monocular map's poses follow when the map is made metric.
+    public func scaled(by factor: Double) -> Transform {
+        Transform(rotation: rotation, translation: translation * factor)
+    }
+
     /// Maps a point of B into A.
     public func apply(to point: SIMD3<Double>) -> SIMD3<Double> {
         rotation * point + translation

@@ -12,8 +12,9 @@ import Foundation
 /// high, once, at one height lies on a surface through that height at its centre; its centre's
 /// ray meets that plane at a 3D point. The planes are spaced about ``step`` pixels of parallax
 /// apart and the peak is refined by a parabola through its neighbours. A block on a wall or a
-/// box side gives a point on it, too (for a small patch, all planes through one point look
-/// alike); such points spread over heights and make no level surface.
+/// box side peaks at some height, too (for a small patch, all planes through one point look
+/// alike), but fits the upright plane through that point better (``ak_block_scores``): it is
+/// left out.
 ///
 /// Conventions: the session's world (+y against gravity), cameras as `world_from_arkitCamera`,
 /// pixels as the frames show them. Cameras with lens distortion are not swept (a homography
@@ -91,9 +92,7 @@ struct LevelSweep {
     mutating func rescale(by factor: Double) {
         points = points.map { $0 * factor }
         latestPair = nil
-        for i in views.indices {
-            views[i].transform = Transform(rotation: views[i].transform.rotation, translation: views[i].transform.translation * factor)
-        }
+        for i in views.indices { views[i].transform = views[i].transform.scaled(by: factor) }
     }
 
     /// The points of `reference`'s blocks that match `other` on one level plane.

@@ -13,9 +13,12 @@ struct PlaneMap {
 
     init(parameters: PlaneDetection.Parameters) { self.parameters = parameters }
 
-    /// Applies one pass's candidates; returns the events (added, updated, removed anchors).
-    /// `unit` is metres per world unit (1 once metric), which scales the matching tolerances.
-    mutating func update(with candidates: [PlaneCandidate], metresPerUnit unit: Double) -> AnchorEvents {
+    /// Applies one pass's candidates, then grows the upright planes over the blocks of `pair`
+    /// their homographies explain (``PlaneGrowth``; level planes have the level sweep's points);
+    /// returns the events (added, updated, removed anchors). `unit` is metres per world unit (1
+    /// once metric), which scales the matching tolerances. Throws on a native failure.
+    mutating func update(with candidates: [PlaneCandidate], growingIn pair: ViewPair? = nil,
+                         metresPerUnit unit: Double) throws -> AnchorEvents {
         var events = AnchorEvents()
         var changed = Set<String>(), added = Set<String>()
         // Larger surfaces first: they take the identifiers of the planes they grew from.
@@ -53,29 +56,37 @@ struct PlaneMap {
                 anchors.remove(at: m)
             }
         }
+        if let pair {
+            let growth = PlaneGrowth()
+            for i in anchors.indices where anchors[i].alignment != "horizontal" {
+                let others = anchors.indices.filter { $0 != i }.map { anchors[$0] }
+                if let grown = Self.extended(anchors[i], with: try growth.points(on: anchors[i], others: others, in: pair,
+                                                                                 metresPerUnit: unit)) {
+                    anchors[i] = grown
+                    changed.insert(grown.identifier)
+                }
+            }
+        }
         events.added = anchors.filter { added.contains($0.identifier) }
         events.updated = anchors.filter { changed.contains($0.identifier) && !added.contains($0.identifier) }
         return events
     }
 
-    /// Widens the boundary of plane `identifier` by `points` (world, projected onto it); returns
-    /// the updated anchor, nil if there is no such plane or the boundary did not change.
-    mutating func extend(_ identifier: String, with points: [SIMD3<Double>]) -> Anchor? {
-        guard let i = anchors.firstIndex(where: { $0.identifier == identifier }), !points.isEmpty else { return nil }
-        let plane = anchors[i]
+    /// `plane` with its boundary widened by `points` (world, projected onto it); nil when the
+    /// boundary does not change.
+    private static func extended(_ plane: Anchor, with points: [SIMD3<Double>]) -> Anchor? {
+        guard !points.isEmpty else { return nil }
         let normal = plane.transform.rotation.columns.1, origin = plane.transform.translation
         let outline = Self.outline(of: plane) + points.map { $0 - normal * dot($0 - origin, normal) }
-        let grown = Self.anchor(identifier: identifier, alignment: plane.alignment ?? "any", normal: normal, origin: origin,
-                                outline: outline, xAxis: plane.transform.rotation.columns.0)
-        guard ConvexPolygon.area(grown.polygon ?? []) > ConvexPolygon.area(plane.polygon ?? []) * (1 + 1e-9) else { return nil }
-        anchors[i] = grown
-        return grown
+        let grown = anchor(identifier: plane.identifier, alignment: plane.alignment ?? "any", normal: normal, origin: origin,
+                           outline: outline, xAxis: plane.transform.rotation.columns.0)
+        return ConvexPolygon.area(grown.polygon ?? []) > ConvexPolygon.area(plane.polygon ?? []) * (1 + 1e-9) ? grown : nil
     }
 
     /// Multiplies every length by `factor` (the world became metric).
     mutating func rescale(by factor: Double) {
         for i in anchors.indices {
-            anchors[i].transform = Transform(rotation: anchors[i].transform.rotation, translation: anchors[i].transform.translation * factor)
+            anchors[i].transform = anchors[i].transform.scaled(by: factor)
             anchors[i].extent *= factor
             anchors[i].polygon = anchors[i].polygon?.map { $0 * factor }
         }

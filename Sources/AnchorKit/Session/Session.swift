@@ -134,26 +134,7 @@ public final class Session {
         let finder = PlaneFinder(detection: configuration.planeDetection, parameters: configuration.planeFinding)
         let candidates = finder.find(in: points, levelPoints: levelSweep.points, recentLevelPoints: levelSweep.recentCount,
                                      viewpoint: camera.transform.translation, metresPerUnit: unit)
-        var events = planes!.update(with: candidates, metresPerUnit: unit)
-        // Upright surfaces grow where their texture lines up between the newest keyframes (level
-        // ones already have the level sweep's points).
-        if let pair = levelSweep.latestPair {
-            let growth = PlaneGrowth()
-            for plane in planes!.anchors where plane.alignment != "horizontal" {
-                let others = planes!.anchors.filter { $0.identifier != plane.identifier }
-                guard let grown = planes!.extend(plane.identifier,
-                                                 with: try growth.points(on: plane, others: others, in: pair, metresPerUnit: unit))
-                else { continue }
-                if let i = events.updated.firstIndex(where: { $0.identifier == grown.identifier }) {
-                    events.updated[i] = grown
-                } else if let i = events.added.firstIndex(where: { $0.identifier == grown.identifier }) {
-                    events.added[i] = grown
-                } else {
-                    events.updated.append(grown)
-                }
-            }
-        }
-        return events
+        return try planes!.update(with: candidates, growingIn: levelSweep.latestPair, metresPerUnit: unit)
     }
 
     /// A guess of the metres in one unit of a map of arbitrary scale: indoor scenes are seen
@@ -203,7 +184,7 @@ public final class Session {
             world.rescale(by: factor)
             planes?.rescale(by: factor)
             levelSweep.rescale(by: factor)
-            location.worldFromCamera = Transform(rotation: pose.rotation, translation: pose.translation * factor)
+            location.worldFromCamera = pose.scaled(by: factor)
             location.scale = .metric
         }
         guard let pose = location.worldFromCamera else {

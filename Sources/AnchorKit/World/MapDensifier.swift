@@ -80,10 +80,9 @@ struct MapDensifier {
     /// Multiplies every length by `factor` (the odometry's world became metric).
     mutating func rescale(by factor: Double) {
         points = points.map { $0 * factor }
-        func scaled(_ t: Transform) -> Transform { Transform(rotation: t.rotation, translation: t.translation * factor) }
         for i in pending.indices {
-            pending[i].first.pose = scaled(pending[i].first.pose)
-            pending[i].second.pose = scaled(pending[i].second.pose)
+            pending[i].first.pose = pending[i].first.pose.scaled(by: factor)
+            pending[i].second.pose = pending[i].second.pose.scaled(by: factor)
         }
     }
 

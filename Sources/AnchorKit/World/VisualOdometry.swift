@@ -127,11 +127,10 @@ public final class VisualOdometry: WorldTracker {
     }
 
     public func rescale(by factor: Double) {
-        func scaled(_ t: Transform) -> Transform { Transform(rotation: t.rotation, translation: t.translation * factor) }
         points = points.map { $0 * factor }
-        for k in keyframes.indices { keyframes[k].pose = scaled(keyframes[k].pose) }
-        pose = pose.map(scaled)
-        velocity = scaled(velocity)
+        for k in keyframes.indices { keyframes[k].pose = keyframes[k].pose.scaled(by: factor) }
+        pose = pose?.scaled(by: factor)
+        velocity = velocity.scaled(by: factor)
         densifier.rescale(by: factor)
         metric = true
         mapRevision += 1
