@@ -79,6 +79,21 @@ public enum ConvexPolygon {
         return true
     }
 
+    /// How far `point` lies inside the counter-clockwise convex `polygon` (as ``hull(_:)``
+    /// gives it): its distance to the nearest edge's line, negative outside. -∞ for fewer than
+    /// 3 corners.
+    public static func depth(of point: SIMD2<Double>, in polygon: [SIMD2<Double>]) -> Double {
+        guard polygon.count >= 3 else { return -.infinity }
+        var depth = Double.infinity
+        for i in polygon.indices {
+            let a = polygon[i], e = polygon[(i + 1) % polygon.count] - a
+            let edge = (e.x * e.x + e.y * e.y).squareRoot()
+            guard edge > 0 else { continue }
+            depth = min(depth, (e.x * (point.y - a.y) - e.y * (point.x - a.x)) / edge)
+        }
+        return depth
+    }
+
     /// The convex hull of `points`, counter-clockwise in x-right, y-up axes (Andrew's monotone
     /// chain); collinear points are dropped. Fewer than 3 distinct points give them back sorted.
     public static func hull(_ points: [SIMD2<Double>]) -> [SIMD2<Double>] {

@@ -49,6 +49,10 @@ public struct PlaneDetection: OptionSet, Sendable {
         /// in-plane directions, metres: rejects lines of points (a wall's slice at one height
         /// is not a floor).
         public var minimumSpread = 0.06
+        /// Least width of an upright surface's points along the floor (from the 10th to the 90th
+        /// percentile), metres: the plane's direction is fitted across that width, and a narrower
+        /// cluster (points along a box's edge, with a stray point) would turn it at random.
+        public var minimumWidth = 0.2
         /// Largest angle between the normals of one plane's detections, radians.
         public var mergeAngle = 10 * Double.pi / 180
         /// Tilt from exactly horizontal or vertical still accepted for `arbitrary` planes to be
@@ -60,6 +64,13 @@ public struct PlaneDetection: OptionSet, Sendable {
         /// floor in the top view, has as many points just beside it as in it. Cells below the
         /// ratio are not part of the plane.
         public var minimumContrast = 1.5
+        /// Most lines of sight (``FreeSpace``) through a surface, per map point on it: more, and
+        /// the surface is a chance alignment of points the camera saw other things through.
+        public var maximumSightLines = 0.2
+        /// Least distance of a line of sight's ends from a surface, and of its crossing from the
+        /// surface's boundary, for the line to count against the surface, metres: the map's depth
+        /// errors put points of a surface a few centimetres behind it.
+        public var sightLineMargin = 0.1
         /// RANSAC hypotheses per vertical or arbitrary plane.
         public var iterations = 300
 

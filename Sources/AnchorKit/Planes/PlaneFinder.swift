@@ -215,6 +215,12 @@ struct PlaneFinder {
         return connected(kept, points: points, cell: cell, axes: axes).compactMap { surface in
             let flat = surface.map { SIMD2(dot(points[$0], axes.0), dot(points[$0], axes.1)) }
             guard surface.count >= parameters.minimumPoints, Self.spread(flat).minor >= parameters.minimumSpread / unit else { return nil }
+            // An upright plane's direction is that of its points' top view: a narrow cluster (a
+            // strip along a box's edge, and a stray point) turns it any way.
+            if alignment == "vertical" {
+                let along = flat.map(\.x).sorted(), n = along.count
+                guard along[n * 9 / 10] - along[n / 10] >= parameters.minimumWidth / unit else { return nil }
+            }
             return (candidate(surface, points: points, normal: side * normal, alignment: alignment), surface)
         }
     }

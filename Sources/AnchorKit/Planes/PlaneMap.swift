@@ -15,16 +15,23 @@ struct PlaneMap {
 
     /// Applies one pass's candidates, then grows the upright planes over the blocks of `pair`
     /// their homographies explain (``PlaneGrowth``; level planes have the level sweep's points);
-    /// returns the events (added, updated, removed anchors). `unit` is metres per world unit (1
+    /// returns the events (added, updated, removed anchors). A candidate that too many of
+    /// `freeSpace`'s lines of sight pass through is left out, and so is a new one hidden from
+    /// `viewpoint` (the current camera centre) or lying inside a plane already found
+    /// (``isNew(_:seenFrom:unit:)``). `unit` is metres per world unit (1
     /// once metric), which scales the matching tolerances. Throws on a native failure.
-    mutating func update(with candidates: [PlaneCandidate], growingIn pair: ViewPair? = nil,
-                         metresPerUnit unit: Double) throws -> AnchorEvents {
+    mutating func update(with candidates: [PlaneCandidate], growingIn pair: ViewPair? = nil, freeSpace: FreeSpace? = nil,
+                         viewpoint: SIMD3<Double>? = nil, metresPerUnit unit: Double) throws -> AnchorEvents {
         var events = AnchorEvents()
         var changed = Set<String>(), added = Set<String>()
         // Larger surfaces first: they take the identifiers of the planes they grew from.
         for var c in candidates.sorted(by: { $0.support > $1.support }) {
+            if let freeSpace, Double(freeSpace.crossings(of: PlanarRegion(normal: c.normal, origin: c.origin, outline: c.outline),
+                                                         margin: parameters.sightLineMargin / unit))
+                > parameters.maximumSightLines * Double(c.support) { continue }
             let matches = anchors.indices.filter { isSurface(c, of: anchors[$0], unit: unit) }
             guard let keep = matches.first else {
+                guard isNew(c, seenFrom: viewpoint, unit: unit) else { continue }
                 let anchor = Self.anchor(identifier: "plane/\(next)", alignment: c.alignment, normal: c.normal,
                                          origin: c.origin, outline: c.outline, xAxis: nil)
                 next += 1
@@ -106,6 +113,29 @@ struct PlaneMap {
             [$0 + SIMD2(g, 0), $0 - SIMD2(g, 0), $0 + SIMD2(0, g), $0 - SIMD2(0, g)]
         })
         return ConvexPolygon.area(ConvexPolygon.clip(mine, by: theirs)) > 0
+    }
+
+    /// False when `c`, matching no plane, is still not a surface of its own: when most of its
+    /// boundary lies behind a plane already found as seen from `viewpoint` (it could not have
+    /// been seen: a chance match beyond a wall, such as a level slice of the sweep behind it),
+    /// or when its centre lies on a plane already found (within a few inlier distances, inside
+    /// its boundary) with the normals within twice ``PlaneDetection/Parameters/mergeAngle``:
+    /// two surfaces cannot be in one place, so `c` is a piece of that plane whose few points
+    /// tilted the fit beyond the merge angle.
+    private func isNew(_ c: PlaneCandidate, seenFrom viewpoint: SIMD3<Double>?, unit: Double) -> Bool {
+        let near = 3 * parameters.inlierDistance / unit
+        if let viewpoint {
+            let regions = anchors.map(PlanarRegion.init)
+            let hidden = c.outline.filter { q in regions.contains { $0.isCrossed(from: viewpoint, to: q, margin: near) } }
+            if 2 * hidden.count >= c.outline.count { return false }
+        }
+        return !anchors.contains { plane in
+            let normal = plane.transform.rotation.columns.1, origin = plane.transform.translation
+            guard abs(dot(normal, c.normal)) >= cos(2 * parameters.mergeAngle),
+                  abs(dot(normal, c.origin - origin)) <= near else { return false }
+            let local = plane.transform.inverse.apply(to: c.origin)
+            return ConvexPolygon.depth(of: SIMD2(local.x, local.z), in: ConvexPolygon.hull(plane.polygon ?? [])) >= 0
+        }
     }
 
     /// A plane anchor's boundary in world coordinates.

@@ -134,7 +134,9 @@ public final class Session {
         let finder = PlaneFinder(detection: configuration.planeDetection, parameters: configuration.planeFinding)
         let candidates = finder.find(in: points, levelPoints: levelSweep.points, recentLevelPoints: levelSweep.recentCount,
                                      viewpoint: camera.transform.translation, metresPerUnit: unit)
-        return try planes!.update(with: candidates, growingIn: levelSweep.latestPair, metresPerUnit: unit)
+        let views = world.mapViews.map { MapView(centre: alignment!.apply(to: $0.centre), points: $0.points) }
+        return try planes!.update(with: candidates, growingIn: levelSweep.latestPair, freeSpace: FreeSpace(views: views, points: points),
+                                  viewpoint: camera.transform.translation, metresPerUnit: unit)
     }
 
     /// A guess of the metres in one unit of a map of arbitrary scale: indoor scenes are seen

@@ -29,5 +29,6 @@ public final class ExternalPoseTracker: WorldTracker {
 
     /// No map.
     public var mapPoints: [SIMD3<Double>] { [] }
+    public var mapViews: [MapView] { [] }
     public var mapRevision: Int { 0 }
 }

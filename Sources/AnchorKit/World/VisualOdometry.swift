@@ -139,13 +139,29 @@ public final class VisualOdometry: WorldTracker {
     /// The tracked map's points, then the denser points triangulated between keyframes for the
     /// map's users (``MapDensifier``; found here, on first demand after each keyframe).
     public var mapPoints: [SIMD3<Double>] {
-        var views = [UInt8](repeating: 0, count: points.count)
-        for k in keyframes { for o in k.observations where views[o.point] < 2 { views[o.point] += 1 } }
         // A failure of the dense step (a native error on odd input) costs only the extra points.
         try? densifier.densify(camera: camera)
         // ARKit world = F · OpenCV world, F = diag(1, -1, -1) (the world is a camera's frame).
-        return points.indices.compactMap { views[$0] >= 2 ? points[$0] * SIMD3(1, -1, -1) : nil }
+        return mappedPoints.compactMap { $0.map { points[$0] * SIMD3(1, -1, -1) } }
             + densifier.points.map { $0 * SIMD3(1, -1, -1) }
+    }
+
+    public var mapViews: [MapView] {
+        var index = [Int?](repeating: nil, count: points.count), n = 0
+        for id in mappedPoints { if let id { index[id] = n; n += 1 } }
+        return keyframes.map { k in
+            // The camera centre in the OpenCV world is -Rᵀt; ARKit world = F · OpenCV world.
+            MapView(centre: k.pose.inverse.translation * SIMD3(1, -1, -1),
+                    points: k.observations.compactMap { index[$0.point] })
+        }
+    }
+
+    /// The map points' indices in the order ``mapPoints`` lists them: those seen from at least
+    /// two keyframes (nil for the others).
+    private var mappedPoints: [Int?] {
+        var views = [UInt8](repeating: 0, count: points.count)
+        for k in keyframes { for o in k.observations where views[o.point] < 2 { views[o.point] += 1 } }
+        return points.indices.map { views[$0] >= 2 ? $0 : nil }
     }
 
     /// True when the frame is too dark to track in (mean gray level under 20 of 255).

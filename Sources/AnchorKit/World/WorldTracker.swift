@@ -31,9 +31,23 @@ public protocol WorldTracker: AnyObject {
     /// The map's 3D points, seen from at least two keyframes, in the tracker's world (ARKit
     /// axes, before gravity alignment) and current unit; empty for trackers without a map.
     var mapPoints: [SIMD3<Double>] { get }
+    /// The keyframes' views of ``mapPoints``: where each keyframe's camera was and which of the
+    /// points it saw (empty for trackers without a map). The line from a camera to a point it
+    /// saw crossed empty space, which is what plane detection checks its surfaces against.
+    var mapViews: [MapView] { get }
     /// Changes whenever ``mapPoints`` may have changed (a keyframe was added, the map was
     /// refined or rescaled), so that users of the map redo their work only then.
     var mapRevision: Int { get }
+}
+
+/// A keyframe's view of the map: its camera centre (in the tracker's world, ARKit axes, and
+/// current unit, like ``WorldTracker/mapPoints``) and the indices into ``WorldTracker/mapPoints`` of
+/// the points it saw.
+public struct MapView: Sendable {
+    public var centre: SIMD3<Double>
+    public var points: [Int]
+
+    public init(centre: SIMD3<Double>, points: [Int]) { self.centre = centre; self.points = points }
 }
 
 /// A point of known position seen in a frame: a corner of a world-locked marker or image.
