@@ -53,4 +53,19 @@ import Testing
         let b = finder.find(in: points, viewpoint: SIMD3(0, 1.5, 0), metresPerUnit: 1)
         #expect(a.map(\.origin) == b.map(\.origin) && a.map(\.outline) == b.map(\.outline))
     }
+
+    @Test func aNarrowUprightClusterIsNoPlane() {
+        // 60 points within 4 cm in the top view (along a box's upright edge), 0.5 m tall, and four
+        // stray points 0.3-0.5 m off: every line through the cluster holds it, and the one through
+        // the strays too could point anywhere. Their spread passes the standard-deviation test.
+        var random = SplitMix64(seed: 9)
+        func uniform(_ a: Double, _ b: Double) -> Double { a + (b - a) * Double(random.next() % 1_000_000) / 1_000_000 }
+        let edge = (0..<60).map { _ in SIMD3(uniform(-0.02, 0.02), uniform(0, 0.5), -2 + uniform(-0.02, 0.02)) }
+        let strays = [0.3, 0.35, 0.45, 0.5].map { SIMD3($0 * 0.8, 0.1 * $0, -2 - $0 * 0.6) }
+        let finder = PlaneFinder(detection: [.vertical])
+        #expect(finder.find(in: edge + strays, viewpoint: SIMD3(0, 1.5, 0), metresPerUnit: 1).isEmpty)
+        // The same points spread 0.6 m along the edge's line are a surface.
+        let wide = edge.map { SIMD3($0.x * 15, $0.y, -2 + ($0.z + 2) / 4) }
+        #expect(finder.find(in: wide, viewpoint: SIMD3(0, 1.5, 0), metresPerUnit: 1).count == 1)
+    }
 }

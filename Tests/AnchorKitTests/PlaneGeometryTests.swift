@@ -88,6 +88,62 @@ import Testing
         #expect(abs(map.anchors[0].extent.max() - 5) < 1e-9 && isNear(map.anchors[0].transform.rotation, axes))
     }
 
+    @Test func depthInsideAPolygonAndLinesOfSightThroughARegion() {
+        let square = ConvexPolygon.hull([SIMD2(0.0, 0), SIMD2(1, 0), SIMD2(1, 1), SIMD2(0, 1)])
+        #expect(abs(ConvexPolygon.depth(of: SIMD2(0.5, 0.5), in: square) - 0.5) < 1e-12)
+        #expect(abs(ConvexPolygon.depth(of: SIMD2(0.9, 0.5), in: square) - 0.1) < 1e-12)
+        #expect(abs(ConvexPolygon.depth(of: SIMD2(1.2, 0.5), in: square) + 0.2) < 1e-12, "negative outside")
+        // A 2 x 2 m wall at z = -3 facing the camera at the origin.
+        let wall = PlanarRegion(normal: SIMD3(0, 0, 1), origin: SIMD3(0, 0, -3),
+                                outline: [SIMD3(-1, -1, -3), SIMD3(1, -1, -3), SIMD3(1, 1, -3), SIMD3(-1, 1, -3)])
+        #expect(wall.isCrossed(from: .zero, to: SIMD3(0, 0, -5), margin: 0.1))
+        #expect(!wall.isCrossed(from: .zero, to: SIMD3(0, 0, -3.05), margin: 0.1), "a point on the wall, within the margin")
+        #expect(!wall.isCrossed(from: .zero, to: SIMD3(2, 0, -5), margin: 0.1), "crosses the plane at x = 1.2, beside the wall")
+        #expect(!wall.isCrossed(from: .zero, to: SIMD3(1.55, 0, -5), margin: 0.1), "crosses at x = 0.93, within the margin of its edge")
+        #expect(!wall.isCrossed(from: .zero, to: SIMD3(0, 0, -2), margin: 0.1), "a point in front of the wall")
+        // Two keyframes; the first saw four points behind the wall, the second one in front of it.
+        let points = [SIMD3(0, 0, -5), SIMD3(0.5, 0.5, -4), SIMD3(3, 0, -5), SIMD3(0, 0, -2), SIMD3(0, 0.5, -6)]
+        let space = FreeSpace(views: [MapView(centre: .zero, points: [0, 1, 2, 3]), MapView(centre: SIMD3(0, 0, -1), points: [4, 3])],
+                              points: points)
+        #expect(space.crossings(of: wall, margin: 0.1) == 3)
+    }
+
+    /// A level slice behind a wall, a piece of the wall fitted askew and a surface the camera saw
+    /// through are not planes; a floor in front of the wall is.
+    @Test func hiddenTiltedAndSeenThroughCandidatesAreNotAdded() throws {
+        var map = PlaneMap(parameters: PlaneDetection.Parameters())
+        func upright(_ normal: SIMD3<Double>, at origin: SIMD3<Double>, width: Double, height: Double) -> PlaneCandidate {
+            let along = normalize(cross(SIMD3(0, 1, 0), normal))
+            let corners: [(Double, Double)] = [(-1, -1), (1, -1), (1, 1), (-1, 1)]
+            let outline = corners.map { (u, v) -> SIMD3<Double> in origin + along * (u * width / 2) + SIMD3(0, v * height / 2, 0) }
+            return PlaneCandidate(alignment: "vertical", normal: normal, origin: origin, outline: outline, support: 100)
+        }
+        func level(y: Double, z: ClosedRange<Double>) -> PlaneCandidate {
+            let outline = [SIMD3(-1, y, z.lowerBound), SIMD3(1, y, z.lowerBound), SIMD3(1, y, z.upperBound), SIMD3(-1, y, z.upperBound)]
+            return PlaneCandidate(alignment: "horizontal", normal: SIMD3(0, 1, 0), origin: SIMD3(0, y, (z.lowerBound + z.upperBound) / 2),
+                                  outline: outline, support: 100)
+        }
+        let eye = SIMD3(0.0, 0, 0)
+        _ = try map.update(with: [upright(SIMD3(0, 0, 1), at: SIMD3(0, 0, -3), width: 4, height: 2.6)], viewpoint: eye, metresPerUnit: 1)
+        #expect(map.anchors.count == 1)
+        let behind = try map.update(with: [level(y: -0.7, z: -3.6 ... -3.2)], viewpoint: eye, metresPerUnit: 1)
+        #expect(behind.added.isEmpty, "a level surface behind the wall")
+        let tilt = 15 * Double.pi / 180
+        let askew = try map.update(with: [upright(SIMD3(sin(tilt), 0, cos(tilt)), at: SIMD3(0.5, -0.8, -3), width: 0.5, height: 0.3)],
+                                   viewpoint: eye, metresPerUnit: 1)
+        #expect(askew.added.isEmpty && map.anchors.count == 1, "a piece of the wall 15° askew")
+        // 200 points on the wall that a keyframe at the eye saw through a floating upright patch.
+        let wallPoints = (0..<200).map { (i: Int) -> SIMD3<Double> in
+            SIMD3(Double(i % 20) * 0.05 - 0.5, Double(i / 20) * 0.05 - 0.25, -3)
+        }
+        let space = FreeSpace(views: [MapView(centre: eye, points: Array(wallPoints.indices))], points: wallPoints)
+        let floating = try map.update(with: [upright(SIMD3(0, 0, 1), at: SIMD3(0, 0, -1.5), width: 0.6, height: 0.4)], freeSpace: space,
+                                      viewpoint: eye, metresPerUnit: 1)
+        #expect(floating.added.isEmpty, "a patch in the air the wall was seen through")
+        let floor = try map.update(with: [level(y: -1.5, z: -2.9 ... -1)], freeSpace: space, viewpoint: eye, metresPerUnit: 1)
+        #expect(floor.added.count == 1 && map.anchors.count == 2)
+    }
+
     @Test func planeListsParse() {
         #expect(PlaneDetection(list: "horizontal,vertical") == [.horizontal, .vertical])
         #expect(PlaneDetection(list: "any") == [.horizontal, .vertical, .arbitrary])

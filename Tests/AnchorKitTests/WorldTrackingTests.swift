@@ -196,6 +196,29 @@ import Testing
         #expect((Summary(errors)?.median ?? .infinity) < 0.05 && (errors.max() ?? .infinity) < 0.08, "floor taps off by \(errors) m")
     }
 
+    /// The keyframes' views index the map's points as ``VisualOdometry/mapPoints`` lists them:
+    /// every tracked point (those come first) is seen from at least two views, and the first
+    /// view is the world's origin camera.
+    @Test func mapViewsIndexTheMapPoints() throws {
+        let sequence = try RecordedSequence(folder: Paths.dataset("room-walk"))
+        let configuration = try Configuration(sequence: sequence)
+        let odometry = VisualOdometry(camera: configuration.camera)
+        let frames = try sequence.openFrames()
+        for _ in 0..<45 { _ = try odometry.locate(try #require(try frames.nextFrame()), landmarks: []) }
+        let points = odometry.mapPoints, views = odometry.mapViews
+        #expect(views.count >= 2 && !points.isEmpty)
+        var seen = [Int](repeating: 0, count: points.count)
+        for view in views { for i in view.points { seen[i] += 1 } }
+        let tracked = seen.prefix { $0 > 0 }.count
+        #expect(tracked > 50 && seen.prefix(tracked).allSatisfy { $0 >= 2 }, "\(tracked) points seen from two views")
+        #expect(seen.dropFirst(tracked).allSatisfy { $0 == 0 }, "dense points are in no view")
+        #expect(isNear(views[0].centre, .zero, 1e-9))
+        // The views are where the camera went: the newest keyframe's centre is near the newest pose.
+        let next = try #require(try frames.nextFrame())
+        let last = try #require(try odometry.locate(next, landmarks: []).worldFromCamera)
+        #expect(length(views.last!.centre - last.translation) < 0.5 * length(last.translation))
+    }
+
     @Test func blackAndFeaturelessFramesSayWhy() throws {
         let camera = MarkerScenes.standardCamera(width: 320, height: 240)
         let renderer = try SceneRenderer(width: 320, height: 240)
