@@ -13,10 +13,9 @@ public final class AtomicFile {
 
     /// Creates the temporary file. Fails with a one-line error if the folder is not writable.
     public init(destination: String) throws {
-        let url = URL(fileURLWithPath: destination)
-        let folder = try OutputFolder.of(destination, reportedAs: destination)
+        _ = try OutputFolder.of(destination, reportedAs: destination)
         self.destination = destination
-        temporaryPath = folder + "/." + url.lastPathComponent + ".\(getpid()).tmp"
+        temporaryPath = OutputFolder.partialPath(for: destination)
         guard FileManager.default.createFile(atPath: temporaryPath, contents: nil),
               let h = FileHandle(forWritingAtPath: temporaryPath) else {
             throw InputError(destination, "cannot write: permission denied or read-only folder")

@@ -14,8 +14,6 @@ struct FreeSpace {
     func crossings(of region: PlanarRegion, margin: Double) -> Int {
         var count = 0
         for view in views {
-            // Most views are far from the plane's side test's threshold: skip them whole.
-            guard abs(region.distance(view.centre)) >= margin else { continue }
             for i in view.points where region.isCrossed(from: view.centre, to: points[i], margin: margin) { count += 1 }
         }
         return count
@@ -46,12 +44,18 @@ struct PlanarRegion {
     /// Signed distance of `p` from the plane, along the normal.
     func distance(_ p: SIMD3<Double>) -> Double { dot(normal, p - origin) }
 
+    /// How far `p`, projected onto the plane, lies inside the boundary (negative outside;
+    /// ``ConvexPolygon/depth(of:in:)``).
+    func depth(of p: SIMD3<Double>) -> Double {
+        let x = p - origin
+        return ConvexPolygon.depth(of: SIMD2(dot(x, axes.0), dot(x, axes.1)), in: polygon)
+    }
+
     /// True when the segment from `a` to `b` passes through the region at least `margin` inside
     /// its boundary, with both ends at least `margin` off the plane, on opposite sides.
     func isCrossed(from a: SIMD3<Double>, to b: SIMD3<Double>, margin: Double) -> Bool {
         let da = distance(a), db = distance(b)
-        guard polygon.count >= 3, (da > 0) != (db > 0), abs(da) >= margin, abs(db) >= margin else { return false }
-        let x = a + (b - a) * (da / (da - db)) - origin
-        return ConvexPolygon.depth(of: SIMD2(dot(x, axes.0), dot(x, axes.1)), in: polygon) >= margin
+        guard (da > 0) != (db > 0), abs(da) >= margin, abs(db) >= margin else { return false }
+        return depth(of: a + (b - a) * (da / (da - db))) >= margin
     }
 }

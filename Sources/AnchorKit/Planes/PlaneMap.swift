@@ -124,17 +124,14 @@ struct PlaneMap {
     /// tilted the fit beyond the merge angle.
     private func isNew(_ c: PlaneCandidate, seenFrom viewpoint: SIMD3<Double>?, unit: Double) -> Bool {
         let near = 3 * parameters.inlierDistance / unit
+        let regions = anchors.map(PlanarRegion.init)
         if let viewpoint {
-            let regions = anchors.map(PlanarRegion.init)
             let hidden = c.outline.filter { q in regions.contains { $0.isCrossed(from: viewpoint, to: q, margin: near) } }
             if 2 * hidden.count >= c.outline.count { return false }
         }
-        return !anchors.contains { plane in
-            let normal = plane.transform.rotation.columns.1, origin = plane.transform.translation
-            guard abs(dot(normal, c.normal)) >= cos(2 * parameters.mergeAngle),
-                  abs(dot(normal, c.origin - origin)) <= near else { return false }
-            let local = plane.transform.inverse.apply(to: c.origin)
-            return ConvexPolygon.depth(of: SIMD2(local.x, local.z), in: ConvexPolygon.hull(plane.polygon ?? [])) >= 0
+        return !regions.contains { plane in
+            abs(dot(plane.normal, c.normal)) >= cos(2 * parameters.mergeAngle) && abs(plane.distance(c.origin)) <= near
+                && plane.depth(of: c.origin) >= 0
         }
     }
 

@@ -124,7 +124,7 @@ public final class Session {
     /// Finds planes again when the map changed (a new keyframe): in the session's world, with
     /// tolerances in metres once it is metric and scaled by the map's typical depth before.
     private func updatePlanes(camera: CameraState, frame: Frame) throws -> AnchorEvents {
-        guard planes != nil, let world, alignment != nil, world.mapRevision != planeRevision,
+        guard planes != nil, let world, let alignment, world.mapRevision != planeRevision,
               camera.trackingState == .normal, isRefiningPlanes else { return AnchorEvents() }
         planeRevision = world.mapRevision
         let points = featurePoints
@@ -134,7 +134,7 @@ public final class Session {
         let finder = PlaneFinder(detection: configuration.planeDetection, parameters: configuration.planeFinding)
         let candidates = finder.find(in: points, levelPoints: levelSweep.points, recentLevelPoints: levelSweep.recentCount,
                                      viewpoint: camera.transform.translation, metresPerUnit: unit)
-        let views = world.mapViews.map { MapView(centre: alignment!.apply(to: $0.centre), points: $0.points) }
+        let views = world.mapViews.map { MapView(centre: alignment.apply(to: $0.centre), points: $0.points) }
         return try planes!.update(with: candidates, growingIn: levelSweep.latestPair, freeSpace: FreeSpace(views: views, points: points),
                                   viewpoint: camera.transform.translation, metresPerUnit: unit)
     }
