@@ -57,20 +57,23 @@ struct LevelSweep {
     private(set) var recentCount = 0
 
     private var views: [View] = []
-    /// The newest pair of views (shrunk), when its cameras lie ``minimumBaseline`` apart at least.
-    private(set) var latestPair: ViewPair?
+    /// The newest view (shrunk) paired with each older view kept, nearest first, where the
+    /// cameras lie ``minimumBaseline`` apart at least: the nearer pair shares more of the view,
+    /// the farther one has more parallax.
+    private(set) var latestPairs: [ViewPair] = []
 
     /// Keeps `view` (full size, gray) and sweeps it against the view ``gap`` back. `unit` is
     /// metres per world unit (1 once metric). Throws on a native failure.
-    /// With `findingLevels` false the views are only kept (for ``latestPair``).
+    /// With `findingLevels` false the views are only kept (for ``latestPairs``).
     mutating func add(_ view: View, camera: CameraIntrinsics, metresPerUnit unit: Double, findingLevels: Bool = true) throws {
         guard !camera.hasDistortion else { return }
         let small = try view.image.resized(width: camera.width / shrink, height: camera.height / shrink)
         views.append(View(image: small, transform: view.transform))
         if views.count > gap + 1 { views.removeFirst() }
+        latestPairs = views.dropLast().reversed().map { ViewPair(reference: views.last!, other: $0, camera: shrunk(camera)) }
+            .filter { $0.baseline * unit >= minimumBaseline }
         guard views.count == gap + 1 else { return }
         let pair = ViewPair(reference: views[gap], other: views[0], camera: shrunk(camera))
-        latestPair = pair.baseline * unit >= minimumBaseline ? pair : nil
         guard findingLevels else { return }
         let found = try sweep(pair, metresPerUnit: unit)
         points += found
@@ -91,7 +94,7 @@ struct LevelSweep {
     /// Multiplies every length by `factor` (the world became metric).
     mutating func rescale(by factor: Double) {
         points = points.map { $0 * factor }
-        latestPair = nil
+        latestPairs = []
         for i in views.indices { views[i].transform = views[i].transform.scaled(by: factor) }
     }
 

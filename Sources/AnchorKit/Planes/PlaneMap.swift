@@ -13,14 +13,14 @@ struct PlaneMap {
 
     init(parameters: PlaneDetection.Parameters) { self.parameters = parameters }
 
-    /// Applies one pass's candidates, then grows the upright planes over the blocks of `pair`
+    /// Applies one pass's candidates, then grows the upright planes over the blocks of `pairs`
     /// their homographies explain (``PlaneGrowth``; level planes have the level sweep's points);
     /// returns the events (added, updated, removed anchors). A candidate that too many of
     /// `freeSpace`'s lines of sight pass through is left out, and so is a new one hidden from
     /// `viewpoint` (the current camera centre) or lying inside a plane already found
     /// (``isNew(_:seenFrom:unit:)``). `unit` is metres per world unit (1
     /// once metric), which scales the matching tolerances. Throws on a native failure.
-    mutating func update(with candidates: [PlaneCandidate], growingIn pair: ViewPair? = nil, freeSpace: FreeSpace? = nil,
+    mutating func update(with candidates: [PlaneCandidate], growingIn pairs: [ViewPair] = [], freeSpace: FreeSpace? = nil,
                          viewpoint: SIMD3<Double>? = nil, metresPerUnit unit: Double) throws -> AnchorEvents {
         var events = AnchorEvents()
         var changed = Set<String>(), added = Set<String>()
@@ -63,8 +63,8 @@ struct PlaneMap {
                 anchors.remove(at: m)
             }
         }
-        if let pair {
-            let growth = PlaneGrowth()
+        let growth = PlaneGrowth()
+        for pair in pairs {
             for i in anchors.indices where anchors[i].alignment != "horizontal" {
                 let others = anchors.indices.filter { $0 != i }.map { anchors[$0] }
                 if let grown = Self.extended(anchors[i], with: try growth.points(on: anchors[i], others: others, in: pair,

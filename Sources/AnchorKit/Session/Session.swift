@@ -135,7 +135,7 @@ public final class Session {
         let candidates = finder.find(in: points, levelPoints: levelSweep.points, recentLevelPoints: levelSweep.recentCount,
                                      viewpoint: camera.transform.translation, metresPerUnit: unit)
         let views = world.mapViews.map { MapView(centre: alignment.apply(to: $0.centre), points: $0.points) }
-        return try planes!.update(with: candidates, growingIn: levelSweep.latestPair, freeSpace: FreeSpace(views: views, points: points),
+        return try planes!.update(with: candidates, growingIn: levelSweep.latestPairs, freeSpace: FreeSpace(views: views, points: points),
                                   viewpoint: camera.transform.translation, metresPerUnit: unit)
     }
 
