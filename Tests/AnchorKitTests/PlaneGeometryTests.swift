@@ -88,6 +88,25 @@ import Testing
         #expect(abs(map.anchors[0].extent.max() - 5) < 1e-9 && isNear(map.anchors[0].transform.rotation, axes))
     }
 
+    /// A long wall (x from -2.5 to 3 m, 3 m away) seen again beyond its end after the map drifted:
+    /// the new piece is fitted 1.5° askew to it, its centre 2 cm from the wall, but the wall's
+    /// centre lies 8 cm from the piece's plane. It is the same surface, so it updates the wall (the
+    /// newest fit wins) instead of being left out as a piece lying inside it.
+    @Test func aDriftedWallSeenAgainAtOneEndIsUpdated() throws {
+        let tilt = 1.5 * Double.pi / 180
+        let pieceNormal = SIMD3(sin(tilt), 0, cos(tilt))
+        func onPiece(_ x: Double, _ y: Double) -> SIMD3<Double> { SIMD3(x, y, -3.02 - (x - 4.2) * tan(tilt)) }
+        let wall = PlaneCandidate(alignment: "vertical", normal: SIMD3(0, 0, 1), origin: SIMD3(0.25, 0, -3),
+                                  outline: [SIMD3(-2.5, -1, -3), SIMD3(3, -1, -3), SIMD3(3, 1, -3), SIMD3(-2.5, 1, -3)], support: 400)
+        let piece = PlaneCandidate(alignment: "vertical", normal: pieceNormal, origin: onPiece(4.2, 0),
+                                   outline: [onPiece(3.2, -1), onPiece(5.2, -1), onPiece(5.2, 1), onPiece(3.2, 1)], support: 120)
+        var map = PlaneMap(parameters: PlaneDetection.Parameters())
+        _ = try map.update(with: [wall], metresPerUnit: 1)
+        let seenAgain = try map.update(with: [piece], viewpoint: SIMD3(4, 0, 0), metresPerUnit: 1)
+        #expect(seenAgain.updated.map(\.identifier) == ["plane/0"] && seenAgain.added.isEmpty && map.anchors.count == 1)
+        #expect(abs(dot(map.anchors[0].transform.rotation.columns.1, pieceNormal) - 1) < 1e-9)
+    }
+
     @Test func depthInsideAPolygonAndLinesOfSightThroughARegion() {
         let square = ConvexPolygon.hull([SIMD2(0.0, 0), SIMD2(1, 0), SIMD2(1, 1), SIMD2(0, 1)])
         #expect(abs(ConvexPolygon.depth(of: SIMD2(0.5, 0.5), in: square) - 0.5) < 1e-12)
