@@ -7,11 +7,16 @@ import Testing
 /// the floor, and a plane 30 cm in front of the wall (no surface there) gets almost nothing.
 @Suite("Plane growth")
 struct PlaneGrowthTests {
+    /// Two views of `scene` from cameras 15° down, the newer 20 cm right and 5 cm back, turned 3°.
+    static func pair(of scene: [ScenePlane]) throws -> ViewPair {
+        let (first, second) = LevelSweepTests.twoCameras(pitch: 15, shift: SIMD3(0.2, 0, 0.05))
+        return ViewPair(reference: try LevelSweepTests.view(scene, from: second),
+                        other: try LevelSweepTests.view(scene, from: first), camera: LevelSweepTests.camera)
+    }
+
     @Test func wallGrowsOverItsOwnBlocksOnly() throws {
         let (floor, wall) = try LevelSweepTests.floorAndWall(floorContrast: 40, wallDistance: 3)
-        let (first, second) = LevelSweepTests.twoCameras(pitch: 15, shift: SIMD3(0.2, 0, 0.05))
-        let pair = ViewPair(reference: try LevelSweepTests.view([floor, wall], from: second),
-                            other: try LevelSweepTests.view([floor, wall], from: first), camera: LevelSweepTests.camera)
+        let pair = try Self.pair(of: [floor, wall])
 
         // A 40 cm patch of the wall (normal +z, toward the camera), and the floor it stands on.
         func wallPatch(z: Double) -> Anchor {
@@ -47,9 +52,7 @@ struct PlaneGrowthTests {
         let scene = [floor, try wallPiece(width: 8, height: 2.5, contrast: 0, seed: 3, at: SIMD3(0, -0.25, -3)),
                      try wallPiece(width: 0.6, height: 0.6, contrast: 60, seed: 5, at: SIMD3(0, -0.5, -3)),
                      try wallPiece(width: 0.04, height: 0.04, contrast: 60, seed: 7, at: SIMD3(0.44, -0.5, -3))]
-        let (first, second) = LevelSweepTests.twoCameras(pitch: 15, shift: SIMD3(0.2, 0, 0.05))
-        let pair = ViewPair(reference: try LevelSweepTests.view(scene, from: second),
-                            other: try LevelSweepTests.view(scene, from: first), camera: LevelSweepTests.camera)
+        let pair = try Self.pair(of: scene)
         let patch = PlaneMap.anchor(identifier: "plane/panel", alignment: "vertical", normal: SIMD3(0, 0, 1), origin: SIMD3(0, -0.5, -3),
                                     outline: [SIMD3(-0.2, -0.7, -3), SIMD3(0.2, -0.7, -3), SIMD3(0.2, -0.3, -3), SIMD3(-0.2, -0.3, -3)],
                                     xAxis: nil)
@@ -62,9 +65,7 @@ struct PlaneGrowthTests {
     /// A wall whose plane passes through the camera is seen edge-on: no points, no failure.
     @Test func planeThroughTheCameraGivesNothing() throws {
         let (floor, wall) = try LevelSweepTests.floorAndWall(floorContrast: 40, wallDistance: 3)
-        let (first, second) = LevelSweepTests.twoCameras(pitch: 15, shift: SIMD3(0.2, 0, 0.05))
-        let pair = ViewPair(reference: try LevelSweepTests.view([floor, wall], from: second),
-                            other: try LevelSweepTests.view([floor, wall], from: first), camera: LevelSweepTests.camera)
+        let pair = try Self.pair(of: [floor, wall])
         let edgeOn = PlaneMap.anchor(identifier: "plane/x", alignment: "vertical", normal: SIMD3(1, 0, 0),
                                      origin: SIMD3(0.2, -0.5, -2),
                                      outline: [SIMD3(0.2, -1, -1.5), SIMD3(0.2, -1, -2.5), SIMD3(0.2, 0, -2.5), SIMD3(0.2, 0, -1.5)],

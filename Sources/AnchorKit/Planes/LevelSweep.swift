@@ -70,11 +70,10 @@ struct LevelSweep {
         let small = try view.image.resized(width: camera.width / shrink, height: camera.height / shrink)
         views.append(View(image: small, transform: view.transform))
         if views.count > gap + 1 { views.removeFirst() }
-        latestPairs = views.dropLast().reversed().map { ViewPair(reference: views.last!, other: $0, camera: shrunk(camera)) }
-            .filter { $0.baseline * unit >= minimumBaseline }
-        guard views.count == gap + 1 else { return }
-        let pair = ViewPair(reference: views[gap], other: views[0], camera: shrunk(camera))
-        guard findingLevels else { return }
+        let pairs = views.dropLast().reversed().map { ViewPair(reference: views.last!, other: $0, camera: shrunk(camera)) }
+        latestPairs = pairs.filter { $0.baseline * unit >= minimumBaseline }
+        // The sweep compares the newest view with the one `gap` back (the last pair).
+        guard views.count == gap + 1, findingLevels, let pair = pairs.last else { return }
         let found = try sweep(pair, metresPerUnit: unit)
         points += found
         recentCount = found.count

@@ -70,18 +70,19 @@ struct PlaneGrowth {
             let mine = scores[c.tests.lowerBound], best = scores[c.tests.dropFirst()].max() ?? -1
             return mine >= minimumCorrelation && mine > best + margin
         }
-        let supported = shown.filter { block, _ in
+        // Blocks are numbered row by row; a neighbour off the grid's sides has no number.
+        func neighbours(of block: Int, _ steps: [(row: Int, column: Int)]) -> [Int] {
             let (row, column) = block.quotientAndRemainder(dividingBy: columns)
-            return [(-1, -1), (-1, 0), (-1, 1), (0, -1), (0, 1), (1, -1), (1, 0), (1, 1)].filter { r, c in
-                column + c >= 0 && column + c < columns && shown[(row + r) * columns + column + c] != nil
-            }.count >= minimumNeighbours
+            return steps.filter { (0..<columns).contains(column + $0.column) }.map { (row + $0.row) * columns + column + $0.column }
+        }
+        let around = [(-1, -1), (-1, 0), (-1, 1), (0, -1), (0, 1), (1, -1), (1, 0), (1, 1)]
+        let supported = shown.filter { block, _ in
+            neighbours(of: block, around).filter { shown[$0] != nil }.count >= minimumNeighbours
         }
         var queue = supported.filter(\.value.isSeed).map(\.key).sorted(), taken = Set(queue)
         while let block = queue.popLast() {
-            let (row, column) = block.quotientAndRemainder(dividingBy: columns)
-            for (r, c) in [(row - 1, column), (row + 1, column), (row, column - 1), (row, column + 1)] where c >= 0 && c < columns {
-                let next = r * columns + c
-                if supported[next] != nil, taken.insert(next).inserted { queue.append(next) }
+            for next in neighbours(of: block, [(-1, 0), (1, 0), (0, -1), (0, 1)]) where supported[next] != nil && taken.insert(next).inserted {
+                queue.append(next)
             }
         }
         return taken.sorted().map { supported[$0]!.point }

@@ -105,10 +105,9 @@ struct PlaneMap {
     /// degree or two askew, so one far end of a long plane lies off it), and
     /// boundaries overlapping or nearly touching (within ``PlaneDetection/Parameters/mergeGap``).
     private func isSurface(_ c: PlaneCandidate, of plane: Anchor, unit: Double) -> Bool {
-        let normal = plane.transform.rotation.columns.1
+        let normal = plane.transform.rotation.columns.1, apart = plane.transform.translation - c.origin
         guard plane.alignment == c.alignment, abs(dot(normal, c.normal)) >= cos(parameters.mergeAngle),
-              min(abs(dot(plane.transform.translation - c.origin, c.normal)), abs(dot(c.origin - plane.transform.translation, normal)))
-                <= 3 * parameters.inlierDistance / unit else { return false }
+              min(abs(dot(apart, c.normal)), abs(dot(apart, normal))) <= 3 * parameters.inlierDistance / unit else { return false }
         let axes = PlaneFinder.basis(c.normal), g = parameters.mergeGap / unit
         func flat(_ p: SIMD3<Double>) -> SIMD2<Double> { SIMD2(dot(p - c.origin, axes.0), dot(p - c.origin, axes.1)) }
         let mine = ConvexPolygon.hull(c.outline.map(flat))
