@@ -68,4 +68,21 @@ import Testing
         let wide = edge.map { SIMD3($0.x * 15, $0.y, -2 + ($0.z + 2) / 4) }
         #expect(finder.find(in: wide, viewpoint: SIMD3(0, 1.5, 0), metresPerUnit: 1).count == 1)
     }
+
+    @Test func aRowAlongAKnownWallIsNoLevelSurface() throws {
+        // A band of corners 0.5 m up, 2 m long and 0.24 m deep across the line of a wall at
+        // z = -3 (a wall seen again after the map drifted): no wall of its own in this pass.
+        var random = SplitMix64(seed: 11)
+        func uniform(_ a: Double, _ b: Double) -> Double { a + (b - a) * Double(random.next() % 1_000_000) / 1_000_000 }
+        let row = (0..<80).map { _ in SIMD3(uniform(-1, 1), 0.5 + uniform(-0.01, 0.01), -3 + uniform(-0.12, 0.12)) }
+        let finder = PlaneFinder(detection: [.horizontal])
+        #expect(finder.find(in: row, viewpoint: SIMD3(0, 1.5, 0), metresPerUnit: 1).count == 1, "alone, it is a level surface")
+        let wall = PlaneMap.anchor(identifier: "plane/0", alignment: "vertical", normal: SIMD3(0, 0, 1), origin: SIMD3(0, 1.3, -3),
+                                   outline: [SIMD3(-3, 0, -3), SIMD3(3, 0, -3), SIMD3(3, 2.6, -3), SIMD3(-3, 2.6, -3)], xAxis: nil)
+        let span = try #require(WallSpan(wall))
+        #expect(abs(abs(span.normal.y) - 1) < 1e-12 && abs(abs(span.offset) - 3) < 1e-12)
+        #expect(abs(span.along.upperBound - span.along.lowerBound - 6) < 1e-9 && abs(span.height.lowerBound) < 1e-9
+                && abs(span.height.upperBound - 2.6) < 1e-9)
+        #expect(finder.find(in: row, knownPlanes: [wall], viewpoint: SIMD3(0, 1.5, 0), metresPerUnit: 1).isEmpty)
+    }
 }

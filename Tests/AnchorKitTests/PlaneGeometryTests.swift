@@ -127,6 +127,20 @@ import Testing
         #expect(space.crossings(of: wall, margin: 0.1) == 3)
     }
 
+    @Test func pointsOnOrBehindARegionAreHidden() {
+        // The 2 x 2 m wall at z = -3 facing the camera at the origin.
+        let wall = PlanarRegion(normal: SIMD3(0, 0, 1), origin: SIMD3(0, 0, -3),
+                                outline: [SIMD3(-1, -1, -3), SIMD3(1, -1, -3), SIMD3(1, 1, -3), SIMD3(-1, 1, -3)])
+        #expect(wall.hides(SIMD3(0, 0, -5), from: .zero, margin: 0.1), "behind it")
+        #expect(wall.hides(SIMD3(0.2, 0, -3.05), from: .zero, margin: 0.1), "on it, within the margin behind")
+        #expect(wall.hides(SIMD3(0.2, 0, -2.95), from: .zero, margin: 0.1), "on it, within the margin in front")
+        #expect(!wall.hides(SIMD3(0, 0, -2.8), from: .zero, margin: 0.1), "clearly in front of it")
+        #expect(!wall.hides(SIMD3(2, 0, -5), from: .zero, margin: 0.1), "the line of sight passes beside it (x = 1.2)")
+        #expect(!wall.hides(SIMD3(0, 0, -5), from: SIMD3(0, 0, -2.95), margin: 0.1), "a camera within the margin of the plane")
+        // Seen from behind, the sides swap: the origin lies behind the wall.
+        #expect(wall.hides(.zero, from: SIMD3(0, 0, -5), margin: 0.1))
+    }
+
     /// A level slice behind a wall, a piece of the wall fitted askew and a surface the camera saw
     /// through are not planes; a floor in front of the wall is.
     @Test func hiddenTiltedAndSeenThroughCandidatesAreNotAdded() throws {

@@ -58,4 +58,14 @@ struct PlanarRegion {
         guard (da > 0) != (db > 0), abs(da) >= margin, abs(db) >= margin else { return false }
         return depth(of: a + (b - a) * (da / (da - db))) >= margin
     }
+
+    /// True when `p`, seen from `a`, lies on the region or behind it: `a` at least `margin` off
+    /// the plane, `p` not `margin` or more off it on `a`'s side, and the line of sight from `a`
+    /// through `p` meets the plane at least `margin` inside the boundary.
+    func hides(_ p: SIMD3<Double>, from a: SIMD3<Double>, margin: Double) -> Bool {
+        let side = distance(a) >= 0 ? 1.0 : -1.0
+        let da = side * distance(a), dp = side * distance(p)
+        guard da >= margin, dp < margin else { return false }
+        return depth(of: a + (p - a) * (da / (da - dp))) >= margin
+    }
 }

@@ -53,6 +53,8 @@ struct LevelSweep {
 
     /// The points found so far (world, current unit), the newest pair's last.
     private(set) var points: [SIMD3<Double>] = []
+    /// The centre of the camera that saw each of ``points`` (the newer view of its pair).
+    private var viewpoints: [SIMD3<Double>] = []
     /// How many of ``points`` the newest pair gave.
     private(set) var recentCount = 0
 
@@ -76,7 +78,24 @@ struct LevelSweep {
         guard views.count == gap + 1, findingLevels, let pair = pairs.last else { return }
         let found = try sweep(pair, metresPerUnit: unit)
         points += found
+        viewpoints += Array(repeating: pair.reference.transform.translation, count: found.count)
         recentCount = found.count
+    }
+
+    /// ``points`` without those that lie on or behind one of `walls` (upright or slanted planes
+    /// found) as seen from their camera (``PlanarRegion/hides(_:from:margin:)``), and how many
+    /// of them the newest pair gave. A wall's texture also lines up under the level plane
+    /// through the line where that plane meets the wall, and the slant test keeps some of those
+    /// blocks, a little in front of the wall or behind it: rows of points along the wall that
+    /// would make a level surface of their own there.
+    func points(besides walls: [PlanarRegion], margin: Double) -> (points: [SIMD3<Double>], recentCount: Int) {
+        guard !walls.isEmpty else { return (points, recentCount) }
+        var kept: [SIMD3<Double>] = [], recent = 0
+        for (i, p) in points.enumerated() where !walls.contains(where: { $0.hides(p, from: viewpoints[i], margin: margin) }) {
+            kept.append(p)
+            if i >= points.count - recentCount { recent += 1 }
+        }
+        return (kept, recent)
     }
 
     /// `camera` for images shrunk by ``shrink`` with area averaging: pixel centres map as
@@ -93,6 +112,7 @@ struct LevelSweep {
     /// Multiplies every length by `factor` (the world became metric).
     mutating func rescale(by factor: Double) {
         points = points.map { $0 * factor }
+        viewpoints = viewpoints.map { $0 * factor }
         latestPairs = []
         for i in views.indices { views[i].transform = views[i].transform.scaled(by: factor) }
     }

@@ -35,16 +35,18 @@ struct PlaneFinder {
     /// current camera's pose: a level surface with enough of them takes its height from them, so
     /// that it stays right below the camera when the map has drifted by a few centimetres since
     /// its older points were made (what raycasts and content on it need).
+    /// `knownPlanes` (the session's plane anchors) add their upright planes to the walls found
+    /// in this pass, for ``isWallSlice(_:points:walls:tolerance:)``: a pass whose map has moved a
+    /// wall's points apart may not find that wall again, yet its rows of corners are still there.
     func find(in mapPoints: [SIMD3<Double>], levelPoints: [SIMD3<Double>] = [], recentLevelPoints: Int = 0,
-              viewpoint: SIMD3<Double>, metresPerUnit unit: Double) -> [PlaneCandidate] {
+              knownPlanes: [Anchor] = [], viewpoint: SIMD3<Double>, metresPerUnit unit: Double) -> [PlaneCandidate] {
         let points = mapPoints + levelPoints
         let recent = points.count - min(recentLevelPoints, levelPoints.count)
         let tolerance = parameters.inlierDistance / unit
         var used = [Bool](repeating: false, count: points.count)
         var found: [PlaneCandidate] = []
         var random = SplitMix64(seed: 7)
-        // The vertical surfaces found: top-view line, and the span of their points along it and in height.
-        var walls: [(normal: SIMD2<Double>, offset: Double, along: ClosedRange<Double>, height: ClosedRange<Double>)] = []
+        var walls = knownPlanes.compactMap(WallSpan.init)
 
         // Walls first: the texture of a wall has rows of corners at some heights (tile joints,
         // shelves), dense modes of height that would pass for a level surface, and a wall's
@@ -66,7 +68,8 @@ struct PlaneFinder {
                     // In height, all the line's points: the contrast test leaves out a wall's cells
                     // along the floor (the floor's points lie just beside them).
                     let a = surface.members.map { dot(points[$0], along) }, y = inliers.map { points[$0].y }
-                    walls.append((line.normal, line.offset, a.min()!...a.max()!, y.min()!...y.max()!))
+                    walls.append(WallSpan(normal: line.normal, offset: line.offset, along: a.min()!...a.max()!,
+                                          height: y.min()!...y.max()!))
                 }
                 let onLine = Set(inliers)
                 pool.removeAll { onLine.contains($0) }
@@ -118,24 +121,14 @@ struct PlaneFinder {
         return found
     }
 
-    /// True when most of `members` (points of one level surface) lie on the walls found, within
-    /// 2 inlier distances of one in the top view and inside its span: a row of corners along a
-    /// wall, or round a corner of the room, whose points the wall's own fit left out (a drifting
-    /// map bends a long wall by more than an inlier distance). A floor or a table top has only
-    /// the strips along its edges there.
-    private func isWallSlice(_ members: [Int], points: [SIMD3<Double>],
-                             walls: [(normal: SIMD2<Double>, offset: Double, along: ClosedRange<Double>, height: ClosedRange<Double>)],
-                             tolerance: Double) -> Bool {
+    /// True when most of `members` (points of one level surface) lie on the walls found or known
+    /// (``WallSpan/holds(_:tolerance:)``): a row of corners along a wall, or round a corner of
+    /// the room, whose points the wall's own fit left out (a drifting map bends a long wall by
+    /// more than an inlier distance). A floor or a table top has only the strips along its
+    /// edges there.
+    private func isWallSlice(_ members: [Int], points: [SIMD3<Double>], walls: [WallSpan], tolerance: Double) -> Bool {
         guard !walls.isEmpty else { return false }
-        let onWalls = members.filter { i in
-            let p = points[i], top = SIMD2(p.x, p.z)
-            return walls.contains { w in
-                let along = -w.normal.y * p.x + w.normal.x * p.z
-                return abs(dot(w.normal, top) - w.offset) <= 2 * tolerance
-                    && along >= w.along.lowerBound - tolerance && along <= w.along.upperBound + tolerance
-                    && p.y >= w.height.lowerBound - 2 * tolerance && p.y <= w.height.upperBound + 2 * tolerance
-            }
-        }.count
+        let onWalls = members.filter { i in walls.contains { $0.holds(points[i], tolerance: tolerance) } }.count
         return 2 * onWalls > members.count
     }
 

@@ -132,7 +132,10 @@ public final class Session {
         try levelSweep.add(.init(image: frame.gray(), transform: camera.transform), camera: configuration.camera,
                            metresPerUnit: unit, findingLevels: configuration.planeDetection.contains(.horizontal))
         let finder = PlaneFinder(detection: configuration.planeDetection, parameters: configuration.planeFinding)
-        let candidates = finder.find(in: points, levelPoints: levelSweep.points, recentLevelPoints: levelSweep.recentCount,
+        let walls = planes!.anchors.filter { $0.alignment != "horizontal" }.map(PlanarRegion.init)
+        let level = levelSweep.points(besides: walls, margin: 3 * configuration.planeFinding.inlierDistance / unit)
+        let candidates = finder.find(in: points, levelPoints: level.points, recentLevelPoints: level.recentCount,
+                                     knownPlanes: planes!.anchors,
                                      viewpoint: camera.transform.translation, metresPerUnit: unit)
         let views = world.mapViews.map { MapView(centre: alignment.apply(to: $0.centre), points: $0.points) }
         return try planes!.update(with: candidates, growingIn: levelSweep.latestPairs, freeSpace: FreeSpace(views: views, points: points),
@@ -209,6 +212,10 @@ public final class Session {
                            scale: location.scale)
     }
 
+    /// Least side, metres, of a target whose corners hold the world tracker's map
+    /// (``Landmark/holdsMap``): posters and reference images, not small printed markers.
+    static let mapHoldingSize = 0.3
+
     /// Corners of world-locked anchors seen in this frame, in the world tracker's own world
     /// (before the gravity alignment): only anchors already placed.
     private func landmarks(_ observations: [TargetObservation]) -> [Landmark] {
@@ -218,8 +225,9 @@ public final class Session {
         for o in observations {
             guard let corners = o.corners, let fused = fusion.placed(o.identifier) else { continue }
             let model = TargetConvention.corners(width: o.extent.x, height: o.extent.y)
+            let holdsMap = min(o.extent.x, o.extent.y) >= Self.mapHoldingSize
             for (p, pixel) in zip(model, corners) {
-                out.append(Landmark(position: trackerFromWorld.apply(to: fused.apply(to: p)), pixel: pixel))
+                out.append(Landmark(position: trackerFromWorld.apply(to: fused.apply(to: p)), pixel: pixel, holdsMap: holdsMap))
             }
         }
         return out

@@ -55,6 +55,9 @@ public final class VisualOdometry: WorldTracker {
         let frame: Int
         var pose: Transform                     // opencvCamera_from_world
         var observations: [(point: Int, position: SIMD2<Float>)]
+        /// Landmarks seen in this keyframe that hold the map (``Landmark/holdsMap``): OpenCV
+        /// world axes, ideal pixels. Fixed points of the bundle adjustment.
+        var landmarks: [(position: SIMD3<Double>, pixel: SIMD2<Float>)] = []
     }
 
     private let camera: CameraIntrinsics
@@ -128,7 +131,10 @@ public final class VisualOdometry: WorldTracker {
 
     public func rescale(by factor: Double) {
         points = points.map { $0 * factor }
-        for k in keyframes.indices { keyframes[k].pose = keyframes[k].pose.scaled(by: factor) }
+        for k in keyframes.indices {
+            keyframes[k].pose = keyframes[k].pose.scaled(by: factor)
+            keyframes[k].landmarks = keyframes[k].landmarks.map { ($0.position * factor, $0.pixel) }
+        }
         pose = pose?.scaled(by: factor)
         velocity = velocity.scaled(by: factor)
         densifier.rescale(by: factor)
@@ -300,7 +306,7 @@ public final class VisualOdometry: WorldTracker {
         let followed = tracks.filter { $0.point != nil }.count
         if Double(followed) < parameters.keyframeOverlap * Double(last.observations.count)
             || frame - last.frame >= parameters.keyframeInterval || followed < 2 * parameters.normalInliers {
-            try addKeyframe(frame: frame, gray: gray, pyramid: pyramid)
+            try addKeyframe(frame: frame, gray: gray, pyramid: pyramid, landmarks: landmarks)
         }
         if flow > parameters.excessiveFlow { return .limited(.excessiveMotion) }
         return inliers >= parameters.normalInliers ? .normal : .limited(.insufficientFeatures)
@@ -308,9 +314,13 @@ public final class VisualOdometry: WorldTracker {
 
     // MARK: Keyframes
 
-    private func addKeyframe(frame: Int, gray: Image, pyramid: FlowPyramid) throws {
+    private func addKeyframe(frame: Int, gray: Image, pyramid: FlowPyramid, landmarks: [Landmark]) throws {
         let k = keyframes.count
         var keyframe = Keyframe(frame: frame, pose: pose!, observations: [])
+        // Landmarks are in ARKit world axes, the map in OpenCV's (F = diag(1, -1, -1)).
+        keyframe.landmarks = landmarks.filter(\.holdsMap).map {
+            (CameraConvention.flipped($0.position), ideal(SIMD2(Float($0.pixel.x), Float($0.pixel.y))))
+        }
         // New points: tracks that started in an earlier keyframe, triangulated against it.
         var byOrigin: [Int: [Int]] = [:]
         for (i, t) in tracks.enumerated() where t.point == nil && t.origin.keyframe >= 0 && t.origin.keyframe < k {
@@ -342,8 +352,9 @@ public final class VisualOdometry: WorldTracker {
         try addTracks(gray: gray, keyframe: k)
     }
 
-    /// Bundle adjustment of the last keyframes and the points they see; the two oldest of the
-    /// window are held fixed (they fix the gauge: position, orientation and scale).
+    /// Bundle adjustment of the last keyframes, the points they see and the landmarks that hold
+    /// the map (fixed): the map keeps to the anchors placed, and its scale does not drift
+    /// while one is in view.
     private func adjustLocally() throws {
         let window = Array(max(0, keyframes.count - parameters.localWindow)..<keyframes.count)
         var pointIndex: [Int: Int] = [:], ids: [Int] = []
@@ -354,10 +365,23 @@ public final class VisualOdometry: WorldTracker {
                 observations.append(.init(poseIndex: c, pointIndex: pointIndex[o.point]!, pixel: ideal(o.position)))
             }
         }
-        var poses = window.map { keyframes[$0].pose }
         var local = ids.map { points[$0] }
-        let inliers = try adjuster.adjust(opencvCamerasFromWorld: &poses, fixedPoses: [0, 1], points: &local,
-                                          observations: observations, camera: camera).inliers
+        // Landmarks follow the map points (the loop below walks the map observations by index):
+        // fixed points, each observation counted `landmarkWeight` times as in tracking.
+        var fixed = Set<Int>(), landmarkIndex: [SIMD3<Double>: Int] = [:]
+        for (c, k) in window.enumerated() {
+            for l in keyframes[k].landmarks {
+                let j = landmarkIndex[l.position] ?? local.count
+                if j == local.count { landmarkIndex[l.position] = j; local.append(l.position); fixed.insert(j) }
+                for _ in 0..<parameters.landmarkWeight { observations.append(.init(poseIndex: c, pointIndex: j, pixel: l.pixel)) }
+            }
+        }
+        // The gauge: three fixed points or more fix position, orientation and scale with the
+        // oldest pose; without them the two oldest poses do. The second oldest has drifted with
+        // the map as much as the newer ones, and holding it would fight the landmarks.
+        var poses = window.map { keyframes[$0].pose }
+        let inliers = try adjuster.adjust(opencvCamerasFromWorld: &poses, fixedPoses: fixed.count >= 3 ? [0] : [0, 1],
+                                          points: &local, fixedPoints: fixed, observations: observations, camera: camera).inliers
         for (c, k) in window.enumerated() { keyframes[k].pose = poses[c] }
         for (j, id) in ids.enumerated() { points[id] = local[j] }
         // Observations the adjustment could not explain are dropped from the keyframes; a track

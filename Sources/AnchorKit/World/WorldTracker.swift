@@ -57,8 +57,17 @@ public struct Landmark: Sendable {
     public var position: SIMD3<Double>
     /// Where the frame shows it, pixels.
     public var pixel: SIMD2<Double>
+    /// Whether the tracker may hold its map to this point (a fixed point of its bundle
+    /// adjustment) as well as locate the camera with it: for the corners of targets placed to
+    /// about a centimetre. A small marker, placed from a few views many times its size away,
+    /// can be several centimetres off, and a map held to it would bend.
+    public var holdsMap: Bool
 
-    public init(position: SIMD3<Double>, pixel: SIMD2<Double>) { self.position = position; self.pixel = pixel }
+    public init(position: SIMD3<Double>, pixel: SIMD2<Double>, holdsMap: Bool = false) {
+        self.position = position
+        self.pixel = pixel
+        self.holdsMap = holdsMap
+    }
 }
 
 /// A map point seen in a frame: its pixel and its depth along the viewing axis (tracker units).
