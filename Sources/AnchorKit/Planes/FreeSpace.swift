@@ -54,18 +54,25 @@ struct PlanarRegion {
     /// True when the segment from `a` to `b` passes through the region at least `margin` inside
     /// its boundary, with both ends at least `margin` off the plane, on opposite sides.
     func isCrossed(from a: SIMD3<Double>, to b: SIMD3<Double>, margin: Double) -> Bool {
-        let da = distance(a), db = distance(b)
-        guard (da > 0) != (db > 0), abs(da) >= margin, abs(db) >= margin else { return false }
-        return depth(of: a + (b - a) * (da / (da - db))) >= margin
+        sightMeetsRegion(from: a, through: b, margin: margin) { $0 <= -margin }
     }
 
     /// True when `p`, seen from `a`, lies on the region or behind it: `a` at least `margin` off
     /// the plane, `p` not `margin` or more off it on `a`'s side, and the line of sight from `a`
     /// through `p` meets the plane at least `margin` inside the boundary.
     func hides(_ p: SIMD3<Double>, from a: SIMD3<Double>, margin: Double) -> Bool {
+        sightMeetsRegion(from: a, through: p, margin: margin) { $0 < margin }
+    }
+
+    /// True when `a` lies at least `margin` off the plane, `p`'s distance from it, counted
+    /// positive on `a`'s side, satisfies `isPlaced`, and the line through them meets the plane at
+    /// least `margin` inside the boundary.
+    private func sightMeetsRegion(from a: SIMD3<Double>, through p: SIMD3<Double>, margin: Double,
+                                  where isPlaced: (Double) -> Bool) -> Bool {
+        // Distances on `a`'s side: negating both leaves the crossing's parameter unchanged.
         let side = distance(a) >= 0 ? 1.0 : -1.0
         let da = side * distance(a), dp = side * distance(p)
-        guard da >= margin, dp < margin else { return false }
+        guard da >= margin, isPlaced(dp) else { return false }
         return depth(of: a + (p - a) * (da / (da - dp))) >= margin
     }
 }
