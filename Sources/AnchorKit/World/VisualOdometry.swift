@@ -36,6 +36,11 @@ public final class VisualOdometry: WorldTracker {
         public var keyframeInterval = 12
         /// Keyframes in the local bundle adjustment window.
         public var localWindow = 7
+        /// Keyframes just before the window whose observations of the window's points join its
+        /// bundle adjustment with their poses held (ORB-SLAM's fixed keyframes): they tie those
+        /// points, and with them the window's scale, to the map made before, which two held
+        /// poses alone do not (monocular scale drift).
+        public var heldKeyframes = 7
         /// Median frame-to-frame flow (px) above which motion is reported as excessive.
         public var excessiveFlow = 60.0
         /// How many map points one landmark (an anchor corner of known position) counts as.
@@ -352,9 +357,9 @@ public final class VisualOdometry: WorldTracker {
         try addTracks(gray: gray, keyframe: k)
     }
 
-    /// Bundle adjustment of the last keyframes, the points they see and the landmarks that hold
-    /// the map (fixed): the map keeps to the anchors placed, and its scale does not drift
-    /// while one is in view.
+    /// Bundle adjustment of the last keyframes and the points they see, with the keyframes before
+    /// them that see those points (``Parameters/heldKeyframes``) and the landmarks that hold the
+    /// map (both fixed): the map keeps to the map made before and to the anchors placed.
     private func adjustLocally() throws {
         let window = Array(max(0, keyframes.count - parameters.localWindow)..<keyframes.count)
         var pointIndex: [Int: Int] = [:], ids: [Int] = []
@@ -376,11 +381,23 @@ public final class VisualOdometry: WorldTracker {
                 for _ in 0..<parameters.landmarkWeight { observations.append(.init(poseIndex: c, pointIndex: j, pixel: l.pixel)) }
             }
         }
-        // The gauge: three fixed points or more fix position, orientation and scale with the
-        // oldest pose; without them the two oldest poses do. The second oldest has drifted with
-        // the map as much as the newer ones, and holding it would fight the landmarks.
+        // Held keyframes come last, after the landmarks, so that the loop below (which prunes
+        // the window's observations) walks the window's alone.
         var poses = window.map { keyframes[$0].pose }
-        let inliers = try adjuster.adjust(opencvCamerasFromWorld: &poses, fixedPoses: fixed.count >= 3 ? [0] : [0, 1],
+        var held = Set<Int>()
+        for k in max(0, window[0] - parameters.heldKeyframes)..<window[0] {
+            let seen = keyframes[k].observations.compactMap { o in pointIndex[o.point].map { (j: $0, pixel: o.position) } }
+            guard !seen.isEmpty else { continue }
+            held.insert(poses.count)
+            for o in seen { observations.append(.init(poseIndex: poses.count, pointIndex: o.j, pixel: ideal(o.pixel))) }
+            poses.append(keyframes[k].pose)
+        }
+        // The gauge: two held keyframes or more fix position, orientation and scale. Otherwise
+        // (the first keyframes), three fixed points or more do with the oldest pose, else the two
+        // oldest poses do; the second oldest has drifted with the map as much as the newer ones,
+        // and holding it would fight the landmarks.
+        let fixedPoses = held.count >= 2 ? held : held.union(fixed.count >= 3 ? [0] : [0, 1])
+        let inliers = try adjuster.adjust(opencvCamerasFromWorld: &poses, fixedPoses: fixedPoses,
                                           points: &local, fixedPoints: fixed, observations: observations, camera: camera).inliers
         for (c, k) in window.enumerated() { keyframes[k].pose = poses[c] }
         for (j, id) in ids.enumerated() { points[id] = local[j] }
