@@ -121,9 +121,11 @@ struct PlaneMap {
     /// boundary lies behind a plane already found as seen from `viewpoint` (it could not have
     /// been seen: a chance match beyond a wall, such as a level slice of the sweep behind it),
     /// or when its centre lies on a plane already found (within a few inlier distances, inside
-    /// its boundary) with the normals within twice ``PlaneDetection/Parameters/mergeAngle``:
+    /// its boundary) with the normals within three times ``PlaneDetection/Parameters/mergeAngle``:
     /// two surfaces cannot be in one place, so `c` is a piece of that plane whose few points
-    /// tilted the fit beyond the merge angle.
+    /// tilted the fit beyond the merge angle (the 0.9 m front of a box, fitted from a few late
+    /// points, came out 21° askew of its plane). Surfaces that do meet, such as a box's sides,
+    /// meet at far larger angles and at their edges, not at their centres.
     private func isNew(_ c: PlaneCandidate, seenFrom viewpoint: SIMD3<Double>?, unit: Double) -> Bool {
         let near = 3 * parameters.inlierDistance / unit
         let regions = anchors.map(PlanarRegion.init)
@@ -132,7 +134,7 @@ struct PlaneMap {
             if 2 * hidden.count >= c.outline.count { return false }
         }
         return !regions.contains { plane in
-            abs(dot(plane.normal, c.normal)) >= cos(2 * parameters.mergeAngle) && abs(plane.distance(c.origin)) <= near
+            abs(dot(plane.normal, c.normal)) >= cos(3 * parameters.mergeAngle) && abs(plane.distance(c.origin)) <= near
                 && plane.depth(of: c.origin) >= 0
         }
     }
