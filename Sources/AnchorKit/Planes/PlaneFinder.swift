@@ -67,9 +67,8 @@ struct PlaneFinder {
                     for i in surface.members { used[i] = true }
                     // In height, all the line's points: the contrast test leaves out a wall's cells
                     // along the floor (the floor's points lie just beside them).
-                    let a = surface.members.map { dot(points[$0], along) }, y = inliers.map { points[$0].y }
-                    walls.append(WallSpan(normal: line.normal, offset: line.offset, along: a.min()!...a.max()!,
-                                          height: y.min()!...y.max()!))
+                    walls.append(WallSpan(normal: line.normal, offset: line.offset, spanning: surface.members.map { points[$0] },
+                                          heights: inliers.map { points[$0].y }))
                 }
                 let onLine = Set(inliers)
                 pool.removeAll { onLine.contains($0) }
