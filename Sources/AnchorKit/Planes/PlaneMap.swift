@@ -9,6 +9,8 @@ struct PlaneMap {
     var parameters: PlaneDetection.Parameters
     /// Plane anchors in the order they were found (`plane/<n>`, n from 0).
     private(set) var anchors: [Anchor] = []
+    /// How many map points the fit that set each plane's pose had (by identifier).
+    private var support: [String: Int] = [:]
     private var next = 0
 
     init(parameters: PlaneDetection.Parameters) { self.parameters = parameters }
@@ -17,8 +19,9 @@ struct PlaneMap {
     /// their homographies explain (``PlaneGrowth``; level planes have the level sweep's points);
     /// returns the events (added, updated, removed anchors). A candidate that too many of
     /// `freeSpace`'s lines of sight pass through is left out, and so is a new one hidden from
-    /// `viewpoint` (the current camera centre) or lying inside a plane already found
-    /// (``isNew(_:seenFrom:unit:)``). `unit` is metres per world unit (1
+    /// `viewpoint` (the current camera centre, ``isHidden(_:from:unit:)``); one lying inside a
+    /// plane already found (``plane(holding:unit:)``) sets that plane's pose when it has more
+    /// points than the fit that set it, and is left out otherwise. `unit` is metres per world unit (1
     /// once metric), which scales the matching tolerances. Throws on a native failure.
     mutating func update(with candidates: [PlaneCandidate], growingIn pairs: [ViewPair] = [], freeSpace: FreeSpace? = nil,
                          viewpoint: SIMD3<Double>? = nil, metresPerUnit unit: Double) throws -> AnchorEvents {
@@ -29,16 +32,28 @@ struct PlaneMap {
             if let freeSpace, Double(freeSpace.crossings(of: PlanarRegion(normal: c.normal, origin: c.origin, outline: c.outline),
                                                          margin: parameters.sightLineMargin / unit))
                 > parameters.maximumSightLines * Double(c.support) { continue }
-            let matches = anchors.indices.filter { isSurface(c, of: anchors[$0], unit: unit) }
-            guard let keep = matches.first else {
-                guard isNew(c, seenFrom: viewpoint, unit: unit) else { continue }
-                let anchor = Self.anchor(identifier: "plane/\(next)", alignment: c.alignment, normal: c.normal,
-                                         origin: c.origin, outline: c.outline, xAxis: nil)
-                next += 1
-                anchors.append(anchor)
-                added.insert(anchor.identifier)
-                continue
+            var matches = anchors.indices.filter { isSurface(c, of: anchors[$0], unit: unit) }
+            if matches.isEmpty {
+                if isHidden(c, from: viewpoint, unit: unit) { continue }
+                if let plane = plane(holding: c, unit: unit) {
+                    // A piece of a plane fitted askew: the fit with more points is the surface.
+                    // An early fit from few points can be 14 degrees off and would otherwise stay
+                    // so, since no later fit is within the merge angle of it; a late fit from few
+                    // points is no better than the plane's own.
+                    guard anchors[plane].alignment == c.alignment, c.support > support[anchors[plane].identifier, default: 0],
+                          !changed.contains(anchors[plane].identifier) else { continue }
+                    matches = [plane]
+                } else {
+                    let anchor = Self.anchor(identifier: "plane/\(next)", alignment: c.alignment, normal: c.normal,
+                                             origin: c.origin, outline: c.outline, xAxis: nil)
+                    next += 1
+                    anchors.append(anchor)
+                    added.insert(anchor.identifier)
+                    support[anchor.identifier] = c.support
+                    continue
+                }
             }
+            let keep = matches[0]
             // A plane keeps the side it was first seen from: a camera that walks past the end of
             // a wall, or round a table, sees the same surface's points from the other side.
             if dot(anchors[keep].transform.rotation.columns.1, c.normal) < 0 { c.normal = -c.normal }
@@ -54,6 +69,7 @@ struct PlaneMap {
             for m in matches { outline += Self.outline(of: anchors[m]).map { $0 - c.normal * dot($0 - c.origin, c.normal) } }
             let kept = Self.anchor(identifier: anchors[keep].identifier, alignment: c.alignment, normal: c.normal,
                                    origin: c.origin, outline: outline, xAxis: anchors[keep].transform.rotation.columns.0)
+            if !changed.contains(kept.identifier) { support[kept.identifier] = c.support }
             anchors[keep] = kept
             changed.insert(kept.identifier)
             for m in matches.dropFirst().reversed() {
@@ -117,25 +133,30 @@ struct PlaneMap {
         return ConvexPolygon.area(ConvexPolygon.clip(mine, by: theirs)) > 0
     }
 
-    /// False when `c`, matching no plane, is still not a surface of its own: when most of its
-    /// boundary lies behind a plane already found as seen from `viewpoint` (it could not have
-    /// been seen: a chance match beyond a wall, such as a level slice of the sweep behind it),
-    /// or when its centre lies on a plane already found (within a few inlier distances, inside
-    /// its boundary) with the normals within three times ``PlaneDetection/Parameters/mergeAngle``:
-    /// two surfaces cannot be in one place, so `c` is a piece of that plane whose few points
-    /// tilted the fit beyond the merge angle (the 0.9 m front of a box, fitted from a few late
-    /// points, came out 21° askew of its plane). Surfaces that do meet, such as a box's sides,
-    /// meet at far larger angles and at their edges, not at their centres.
-    private func isNew(_ c: PlaneCandidate, seenFrom viewpoint: SIMD3<Double>?, unit: Double) -> Bool {
+    /// True when most of the boundary of `c` (a candidate matching no plane) lies behind a plane
+    /// already found, as seen from `viewpoint`: it could not have been seen, so it is a chance
+    /// match beyond a wall, such as a level slice of the sweep behind it.
+    private func isHidden(_ c: PlaneCandidate, from viewpoint: SIMD3<Double>?, unit: Double) -> Bool {
+        guard let viewpoint else { return false }
         let near = 3 * parameters.inlierDistance / unit
         let regions = anchors.map(PlanarRegion.init)
-        if let viewpoint {
-            let hidden = c.outline.filter { q in regions.contains { $0.isCrossed(from: viewpoint, to: q, margin: near) } }
-            if 2 * hidden.count >= c.outline.count { return false }
-        }
-        return !regions.contains { plane in
-            abs(dot(plane.normal, c.normal)) >= cos(3 * parameters.mergeAngle) && abs(plane.distance(c.origin)) <= near
-                && plane.depth(of: c.origin) >= 0
+        let hidden = c.outline.filter { q in regions.contains { $0.isCrossed(from: viewpoint, to: q, margin: near) } }
+        return 2 * hidden.count >= c.outline.count
+    }
+
+    /// The plane that `c` (a candidate matching no plane) is a piece of, if any: one whose surface
+    /// holds the centre of `c` (within a few inlier distances, inside its boundary) with the
+    /// normals within three times ``PlaneDetection/Parameters/mergeAngle``. Two surfaces cannot
+    /// be in one place, so one of the two fits is tilted beyond the merge angle by its few points
+    /// (the 0.9 m front of a box, fitted from a few late points, came out 21° askew of its plane).
+    /// Surfaces that do meet, such as a box's sides, meet at far larger angles and at their
+    /// edges, not at their centres.
+    private func plane(holding c: PlaneCandidate, unit: Double) -> Int? {
+        let near = 3 * parameters.inlierDistance / unit
+        return anchors.indices.first { i in
+            let plane = PlanarRegion(anchors[i])
+            return abs(dot(plane.normal, c.normal)) >= cos(3 * parameters.mergeAngle)
+                && abs(plane.distance(c.origin)) <= near && plane.depth(of: c.origin) >= 0
         }
     }
 

@@ -10,7 +10,9 @@ import Foundation
 ///   inliers triangulated. The world is the first of the two cameras; its unit is the distance
 ///   between them (arbitrary) until ``rescale(by:)``.
 /// - Tracking: PnP with RANSAC against the map; new keyframes when the map seen thins out; new
-///   points triangulated between keyframes; local bundle adjustment over the last keyframes.
+///   points triangulated between keyframes; map points that flow lost found again in each new
+///   keyframe by their ORB descriptors; local bundle adjustment over the last keyframes, held
+///   to the keyframes before them that see the same points.
 /// - Relocalisation: when too few map points are followed, ORB features of the frame are
 ///   matched against the descriptors of map points seen in keyframes and the pose found by PnP.
 ///
@@ -36,15 +38,14 @@ public final class VisualOdometry: WorldTracker {
         public var keyframeInterval = 12
         /// Keyframes in the local bundle adjustment window.
         public var localWindow = 7
-        /// Keyframes just before the window whose observations of the window's points join its
-        /// bundle adjustment with their poses held (ORB-SLAM's fixed keyframes): they tie those
-        /// points, and with them the window's scale, to the map made before, which two held
-        /// poses alone do not (monocular scale drift).
-        public var heldKeyframes = 7
         /// Median frame-to-frame flow (px) above which motion is reported as excessive.
         public var excessiveFlow = 60.0
         /// How many map points one landmark (an anchor corner of known position) counts as.
         public var landmarkWeight = 4
+        /// How far (px) from where a lost map point projects into a new keyframe a feature may be
+        /// to be that point again, and the most bits their ORB descriptors may differ by.
+        public var refindRadius = 8.0
+        public var refindDistance = 50
         public init() {}
     }
 
@@ -73,6 +74,8 @@ public final class VisualOdometry: WorldTracker {
     private var keyframes: [Keyframe] = []
     /// ORB descriptors of map points seen in keyframes, for relocalisation.
     private var mapKeypoints: [ak_keypoint] = [], mapDescriptors: [UInt8] = [], mapDescribed: [Int] = []
+    /// Where each described point's descriptor is in `mapDescribed`.
+    private var describedAt: [Int: Int] = [:]
     private var relocaliser: FeatureSet?
     /// The initialisation's reference frame (tracks' origins point at keyframe -1 until then).
     private var reference: Int?
@@ -270,7 +273,7 @@ public final class VisualOdometry: WorldTracker {
         mapRevision += 1
         originFrame = reference
         pose = second
-        try describeMap(gray: gray, keyframe: 1)
+        describeMap(try keyframeFeatures(gray), keyframe: 1)
         try addTracks(gray: gray, keyframe: 1)
         return true
     }
@@ -345,6 +348,8 @@ public final class VisualOdometry: WorldTracker {
                 tracks[i].point = id
             }
         }
+        let features = try keyframeFeatures(gray)
+        refind(in: features, pose: keyframe.pose, keyframe: k)
         for t in tracks { if let id = t.point { keyframe.observations.append((id, t.position)) } }
         keyframes.append(keyframe)
         try adjustLocally()
@@ -353,13 +358,14 @@ public final class VisualOdometry: WorldTracker {
         densifier.add(.init(keyframe: k, gray: gray, pyramid: pyramid)) { i in
             MapDensifier.View(pose: self.keyframes[i].pose, observations: self.keyframes[i].observations)
         }
-        try describeMap(gray: gray, keyframe: k)
+        describeMap(features, keyframe: k)
         try addTracks(gray: gray, keyframe: k)
     }
 
-    /// Bundle adjustment of the last keyframes and the points they see, with the keyframes before
-    /// them that see those points (``Parameters/heldKeyframes``) and the landmarks that hold the
-    /// map (both fixed): the map keeps to the map made before and to the anchors placed.
+    /// Bundle adjustment of the last keyframes and the points they see, with every keyframe before
+    /// them that sees those points and the landmarks that hold the map (both fixed; ORB-SLAM's
+    /// fixed keyframes): the map keeps to the map made before, and so does its scale, which two
+    /// held poses alone let drift (monocular scale drift), and to the anchors placed.
     private func adjustLocally() throws {
         let window = Array(max(0, keyframes.count - parameters.localWindow)..<keyframes.count)
         var pointIndex: [Int: Int] = [:], ids: [Int] = []
@@ -385,7 +391,7 @@ public final class VisualOdometry: WorldTracker {
         // the window's observations) walks the window's alone.
         var poses = window.map { keyframes[$0].pose }
         var held = Set<Int>()
-        for k in max(0, window[0] - parameters.heldKeyframes)..<window[0] {
+        for k in 0..<window[0] {
             let seen = keyframes[k].observations.compactMap { o in pointIndex[o.point].map { (j: $0, pixel: o.position) } }
             guard !seen.isEmpty else { continue }
             held.insert(poses.count)
@@ -416,24 +422,79 @@ public final class VisualOdometry: WorldTracker {
         for i in tracks.indices { if let p = tracks[i].point, failedInNewest.contains(p) { tracks[i].point = nil } }
     }
 
-    // MARK: Relocalisation
+    // MARK: Map descriptors
 
-    /// Stores ORB descriptors of the map points followed in keyframe `k` (the keypoint nearest
-    /// each track, within 2 px).
-    private func describeMap(gray: Image, keyframe k: Int) throws {
+    /// A keyframe's ORB features: they describe the map points it follows, and find lost ones.
+    private func keyframeFeatures(_ gray: Image) throws -> FeatureSet {
         var p = FeatureSet.Parameters()
         p.maximumCount = 800
-        let features = try FeatureSet(image: gray, parameters: p)
+        return try FeatureSet(image: gray, parameters: p)
+    }
+
+    /// Stores the ORB descriptors of the map points followed in keyframe `k` (the keypoint of
+    /// `features`, the keyframe's, nearest each track, within 2 px).
+    private func describeMap(_ features: FeatureSet, keyframe k: Int) {
         var byCell: [SIMD2<Int32>: Int] = [:]
         for t in tracks { if let id = t.point { byCell[SIMD2(Int32(t.position.x / 2), Int32(t.position.y / 2))] = id } }
         let all = features.descriptors, keypoints = features.keypoints
         for (i, q) in features.points.enumerated() {
             guard let id = byCell[SIMD2(Int32(q.x / 2), Int32(q.y / 2))] else { continue }
+            describedAt[id] = mapDescribed.count  // the latest view: nearest the frames to come
             mapKeypoints.append(keypoints[i])
             mapDescriptors.append(contentsOf: all[(32 * i)..<(32 * i + 32)])
             mapDescribed.append(id)
         }
         relocaliser = nil
+    }
+
+    /// Map points that flow lost (they left the view or were hidden) and that project into the
+    /// new keyframe near a feature with their descriptor become tracks again, so the keyframe
+    /// observes the map made before rather than only points triangulated since: without this,
+    /// each stretch of the walk has its own points and the scale drifts from stretch to stretch
+    /// (ORB-SLAM's search of the local map).
+    private func refind(in features: FeatureSet, pose: Transform, keyframe k: Int) {
+        guard !mapDescribed.isEmpty, !features.points.isEmpty else { return }
+        let radius = Float(parameters.refindRadius), cell = radius
+        var grid: [SIMD2<Int32>: [Int]] = [:]
+        for (i, q) in features.points.enumerated() { grid[SIMD2(Int32(q.x / cell), Int32(q.y / cell)), default: []].append(i) }
+        var tracked = Set<Int>()
+        for t in tracks { if let id = t.point { tracked.insert(id) } }
+        let found = features.descriptors
+        let w = Float(camera.width), h = Float(camera.height)
+        var best: [Int: (slot: Int, distance: Int)] = [:]   // feature → the described point nearest it
+        for (slot, id) in mapDescribed.enumerated() where describedAt[id] == slot && !tracked.contains(id) {
+            // Map points are in OpenCV axes, `project` takes ARKit camera space (F = diag(1, -1, -1))
+            // and gives pixels as the frames show them, as the features are.
+            guard let pixel = camera.project(CameraConvention.flipped(pose.apply(to: points[id]))) else { continue }
+            let u = Float(pixel.x), v = Float(pixel.y)
+            guard u >= 0, u < w, v >= 0, v < h else { continue }
+            var first = Int.max, second = Int.max, match = -1
+            let cu = Int32(u / cell), cv = Int32(v / cell)
+            for gy in (cv - 1)...(cv + 1) {
+                for gx in (cu - 1)...(cu + 1) {
+                    for i in grid[SIMD2(gx, gy)] ?? [] where length(features.points[i] - SIMD2(u, v)) <= radius {
+                        let d = Self.hamming(mapDescriptors, 32 * slot, found, 32 * i)
+                        if d < first { second = first; first = d; match = i } else if d < second { second = d }
+                    }
+                }
+            }
+            guard match >= 0, first <= parameters.refindDistance, Double(first) < 0.8 * Double(second) else { continue }
+            if let other = best[match], other.distance <= first { continue }
+            best[match] = (slot, first)
+        }
+        for (i, m) in best.sorted(by: { $0.key < $1.key }) {
+            let q = features.points[i]
+            tracks.append(Track(position: q, point: mapDescribed[m.slot], origin: (k, q)))
+        }
+    }
+
+    // MARK: Relocalisation
+
+    /// Bits that differ between two 32-byte ORB descriptors.
+    private static func hamming(_ a: [UInt8], _ i: Int, _ b: [UInt8], _ j: Int) -> Int {
+        var d = 0
+        for n in 0..<32 { d += (a[i + n] ^ b[j + n]).nonzeroBitCount }
+        return d
     }
 
     /// Finds the camera against the whole map by ORB matching and PnP; on success the matched
