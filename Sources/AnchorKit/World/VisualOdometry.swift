@@ -72,7 +72,8 @@ public final class VisualOdometry: WorldTracker {
     private var tracks: [Track] = []
     private var points: [SIMD3<Double>] = []            // world, OpenCV axes
     private var keyframes: [Keyframe] = []
-    /// ORB descriptors of map points seen in keyframes, for relocalisation.
+    /// ORB descriptors of map points seen in keyframes, one per point and keyframe: for
+    /// relocalisation, and (the latest of each point, ``describedAt``) for finding lost points.
     private var mapKeypoints: [ak_keypoint] = [], mapDescriptors: [UInt8] = [], mapDescribed: [Int] = []
     /// Where each described point's descriptor is in `mapDescribed`.
     private var describedAt: [Int: Int] = [:]
@@ -451,7 +452,8 @@ public final class VisualOdometry: WorldTracker {
     /// new keyframe near a feature with their descriptor become tracks again, so the keyframe
     /// observes the map made before rather than only points triangulated since: without this,
     /// each stretch of the walk has its own points and the scale drifts from stretch to stretch
-    /// (ORB-SLAM's search of the local map).
+    /// (as ORB-SLAM searches its local map; here every described point is a candidate, and those
+    /// outside the view are skipped by their projection).
     private func refind(in features: FeatureSet, pose: Transform, keyframe k: Int) {
         guard !mapDescribed.isEmpty, !features.points.isEmpty else { return }
         let radius = Float(parameters.refindRadius), cell = radius
@@ -488,14 +490,14 @@ public final class VisualOdometry: WorldTracker {
         }
     }
 
-    // MARK: Relocalisation
-
     /// Bits that differ between two 32-byte ORB descriptors.
     private static func hamming(_ a: [UInt8], _ i: Int, _ b: [UInt8], _ j: Int) -> Int {
         var d = 0
         for n in 0..<32 { d += (a[i + n] ^ b[j + n]).nonzeroBitCount }
         return d
     }
+
+    // MARK: Relocalisation
 
     /// Finds the camera against the whole map by ORB matching and PnP; on success the matched
     /// points become tracks again.
