@@ -14,7 +14,8 @@ import Foundation
 ///   keyframe by their ORB descriptors; local bundle adjustment over the last keyframes, held
 ///   to the keyframes before them that see the same points.
 /// - Relocalisation: when too few map points are followed, ORB features of the frame are
-///   matched against the descriptors of map points seen in keyframes and the pose found by PnP.
+///   matched against the descriptors of map points seen in keyframes, the pose found by PnP and
+///   refined as a new keyframe's.
 ///
 /// Internally poses are `opencvCamera_from_world` with the world the origin keyframe's OpenCV
 /// camera frame; ``locate(_:)`` reports `arkitWorld_from_arkitCamera`, with the ARKit world the
@@ -301,7 +302,12 @@ public final class VisualOdometry: WorldTracker {
         }
         guard let solved, solved.inliers.filter({ $0 }).count >= parameters.minimumInliers else {
             lost = true
-            return try relocalise(frame: frame, gray: gray) ? .normal : .limited(.relocalizing)
+            guard try relocalise(frame: frame, gray: gray) else { return .limited(.relocalizing) }
+            // A keyframe at once: its bundle adjustment refines the pose of the whole-map match
+            // (on room-walk-blackout it was 2.9 cm off, 1.6 cm after) and finds the lost points
+            // around it again, where tracking from the match alone lost the map again.
+            try addKeyframe(frame: frame, gray: gray, pyramid: pyramid, landmarks: landmarks)
+            return .normal
         }
         // Outliers are tracks that slid off their point: drop them.
         var drop = Set<Int>()
@@ -513,9 +519,10 @@ public final class VisualOdometry: WorldTracker {
             worldPoints: matches.map { points[mapDescribed[$0.train]] }, pixels: matches.map { ideal(features.points[$0.query]) },
             camera: camera),
             solved.inlierCount >= 2 * parameters.minimumInliers else { return false }
-        let k = keyframes.count - 1
+        // Origin keyframe -1: no keyframe holds these positions, so a track whose point is let go
+        // is never triangulated against one.
         tracks = zip(matches, solved.inliers).filter(\.1).map { m, _ in
-            Track(position: features.points[m.query], point: mapDescribed[m.train], origin: (k, features.points[m.query]))
+            Track(position: features.points[m.query], point: mapDescribed[m.train], origin: (-1, features.points[m.query]))
         }
         pose = solved.opencvCameraFromWorld
         velocity = .identity
