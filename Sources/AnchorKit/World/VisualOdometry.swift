@@ -72,6 +72,10 @@ public final class VisualOdometry: WorldTracker {
     private var previous: FlowPyramid?
     private var tracks: [Track] = []
     private var points: [SIMD3<Double>] = []            // world, OpenCV axes
+    /// The keyframes that observed each point, oldest first (a few may have dropped it since):
+    /// the local bundle adjustment finds the keyframes to hold from its points, not by scanning
+    /// every keyframe, which would grow with the length of the video.
+    private var observers: [[Int]] = []
     private var keyframes: [Keyframe] = []
     /// ORB descriptors of map points seen in keyframes, one per point and keyframe: for
     /// relocalisation, and (the latest of each point, ``describedAt``) for finding lost points.
@@ -265,6 +269,7 @@ public final class VisualOdometry: WorldTracker {
             guard let x = result.points[i] else { continue }
             let id = points.count
             points.append(x)
+            observers.append([0, 1])
             first.observations.append((id, track.origin.position))
             current.observations.append((id, track.position))
             track.point = id
@@ -351,13 +356,18 @@ public final class VisualOdometry: WorldTracker {
                 guard let x = found[m].position else { continue }
                 let id = points.count
                 points.append(x)
+                observers.append([origin])
                 keyframes[origin].observations.append((id, tracks[i].origin.position))
                 tracks[i].point = id
             }
         }
         let features = try keyframeFeatures(gray)
         refind(in: features, pose: keyframe.pose, keyframe: k)
-        for t in tracks { if let id = t.point { keyframe.observations.append((id, t.position)) } }
+        for t in tracks {
+            guard let id = t.point else { continue }
+            keyframe.observations.append((id, t.position))
+            observers[id].append(k)
+        }
         keyframes.append(keyframe)
         try adjustLocally()
         mapRevision += 1
@@ -397,8 +407,9 @@ public final class VisualOdometry: WorldTracker {
         // Held keyframes come last, after the landmarks, so that the loop below (which prunes
         // the window's observations) walks the window's alone.
         var poses = window.map { keyframes[$0].pose }
-        var held = Set<Int>()
-        for k in 0..<window[0] {
+        var held = Set<Int>(), before = Set<Int>()
+        for id in ids { for k in observers[id] where k < window[0] { before.insert(k) } }
+        for k in before.sorted() {
             let seen = keyframes[k].observations.compactMap { o in pointIndex[o.point].map { (j: $0, pixel: o.position) } }
             guard !seen.isEmpty else { continue }
             held.insert(poses.count)
