@@ -94,8 +94,7 @@ struct PlaneGrowth {
         let normal: SIMD3<Double>
         let homography: Matrix3
         private let m: SIMD3<Double>, s: Double
-        private let anchorFromWorld: Transform
-        private let polygon: [SIMD2<Double>]
+        private let region: PlanarRegion
 
         init?(_ plane: Anchor, pair: ViewPair) {
             guard let polygon = plane.polygon, polygon.count >= 3 else { return nil }
@@ -104,19 +103,17 @@ struct PlaneGrowth {
             // A plane through the camera is seen edge-on: it shows no blocks.
             guard s.isFinite, abs(s) < 1e6 else { return nil }
             homography = pair.homography(normal: m, inverseOffset: s)
-            anchorFromWorld = plane.transform.inverse
-            self.polygon = polygon
+            region = PlanarRegion(plane)
         }
 
         /// The world point where `ray` (reference camera frame, depth 1) meets the plane in front
-        /// of the camera, and its depth inside the boundary (``ConvexPolygon/depth(of:in:)``,
-        /// world units, negative outside); nil behind the camera.
+        /// of the camera, and its depth inside the boundary (``PlanarRegion/depth(of:)``, world
+        /// units, negative outside); nil behind the camera.
         func hit(_ ray: SIMD3<Double>, from reference: Transform) -> (point: SIMD3<Double>, depth: Double)? {
             let along = s * dot(m, ray)  // the ray meets m · X = 1/s at X = ray / (s m · ray)
             guard along > 0 else { return nil }
             let world = reference.apply(to: ray / along)
-            let local = anchorFromWorld.apply(to: world)
-            return (world, ConvexPolygon.depth(of: SIMD2(local.x, local.z), in: polygon))
+            return (world, region.depth(of: world))
         }
     }
 }
