@@ -17,7 +17,7 @@ import Foundation
 /// are weakly textured (``weakened(_:)``).
 public enum RoomScenes {
     /// Names of the scenes ``scene(named:frameCount:)`` builds.
-    public static let names = ["room-walk", "room-walk-plain", "room-planes", "room-planes-weak"]
+    public static let names = ["room-walk", "room-walk-plain", "room-planes", "room-planes-weak", "room-loop"]
 
     /// Builds the named scene; `frameCount` overrides its default length (300 frames, 10 s).
     public static func scene(named name: String, frameCount: Int? = nil) throws -> SyntheticScene {
@@ -26,6 +26,7 @@ public enum RoomScenes {
         case "room-walk-plain": return try walkPlain(frameCount: frameCount ?? 300)
         case "room-planes": return try planes(frameCount: frameCount ?? 300)
         case "room-planes-weak": return try planesWeak(frameCount: frameCount ?? 300)
+        case "room-loop": return try loop(frameCount: frameCount ?? 750)
         default: throw InputError(name, "unknown scene (known: \(names.joined(separator: ", ")))")
         }
     }
@@ -43,13 +44,7 @@ public enum RoomScenes {
     /// (0.45–0.7 m wide) and two 15 cm ArUco markers (on the back wall, on the table) give targets
     /// of known size. The walk starts by stepping sideways (parallax for a two-view start).
     static func walk(frameCount n: Int) throws -> SyntheticScene {
-        let path = walkPath(seed: 81, stops: [
-            Stop(position: SIMD3(-0.9, 1.50, 1.6), heading: 0.45, pitch: -22),
-            Stop(position: SIMD3(0.1, 1.50, 1.5), heading: -0.1, pitch: -25),
-            Stop(position: SIMD3(0.4, 1.48, 0.5), heading: -0.8, pitch: -16),
-            Stop(position: SIMD3(-0.3, 1.50, -0.3), heading: 1.1, pitch: -28),
-            Stop(position: SIMD3(-1.0, 1.52, 0.6), heading: 1.3, pitch: -18),
-        ], duration: 10)
+        let path = walkPath(seed: 81, stops: walkStops, duration: 10)
         let dictionary = try MarkerDictionary(named: markerDictionary)
         let onTable = try MarkerScenes.markerPlane(dictionary, id: 23, size: markerSize,
                                                    pose: MarkerScenes.lying(at: SIMD3(1.15, 0.751, -1.15), yaw: 0.4))
@@ -58,6 +53,27 @@ public enum RoomScenes {
         var scene = try room(name: "room-walk", frameCount: n, path: path, seed: 81,
                              targets: try posters() + [onWall], tableDecals: [onTable])
         scene.markers = [MarkerSet(dictionary: markerDictionary, size: markerSize)]
+        return scene
+    }
+
+    /// room-walk's stops: across the front of the room, toward the table, round to the left wall.
+    static let walkStops = [
+        Stop(position: SIMD3(-0.9, 1.50, 1.6), heading: 0.45, pitch: -22),
+        Stop(position: SIMD3(0.1, 1.50, 1.5), heading: -0.1, pitch: -25),
+        Stop(position: SIMD3(0.4, 1.48, 0.5), heading: -0.8, pitch: -16),
+        Stop(position: SIMD3(-0.3, 1.50, -0.3), heading: 1.1, pitch: -28),
+        Stop(position: SIMD3(-1.0, 1.52, 0.6), heading: 1.3, pitch: -18),
+    ]
+
+    /// room-walk's room and targets, walked round and round for as long as asked (laps of 12.5 s
+    /// through room-walk's stops and back to the first): a long video of one place, as people
+    /// film a room for minutes, on which the map must stay bounded (issue 21's 10,000 frames).
+    static func loop(frameCount n: Int) throws -> SyntheticScene {
+        let path = loopPath(seed: 83, stops: walkStops, lap: 12.5)
+        var scene = try walk(frameCount: n)
+        scene.name = "room-loop"
+        scene.path = path
+        scene.seed = 83
         return scene
     }
 
@@ -321,14 +337,30 @@ public enum RoomScenes {
     /// (smooth, already moving at the first stop: a two-view start gets parallax from frame 0),
     /// a 1.8 Hz step bob of ±1 cm, and the hand shake of ``CameraPath``.
     static func walkPath(seed: UInt64, stops: [Stop], duration: Double) -> CameraPath {
+        let step = duration / Double(stops.count - 1)
+        return path(seed: seed, stops: stops) { p, t in catmullRom(p, at: t / step) }
+    }
+
+    /// A closed walk through `stops`, one lap every `lap` seconds, round and round: the closed
+    /// Catmull–Rom spline through them (from the last stop back to the first), with the step bob
+    /// and hand shake of ``walkPath(seed:stops:duration:)``.
+    static func loopPath(seed: UInt64, stops: [Stop], lap: Double) -> CameraPath {
+        let step = lap / Double(stops.count)
+        return path(seed: seed, stops: stops) { p, t in
+            let u = t / step, k = Int(floor(u)), n = p.count
+            return catmullRom(segment: (-1...2).map { p[((k + $0) % n + n) % n] }, at: u - floor(u))
+        }
+    }
+
+    /// The camera path through `stops` along `spline` (stop values and a time in seconds to a
+    /// value), with a 1.8 Hz step bob of ±1 cm.
+    private static func path(seed: UInt64, stops: [Stop],
+                             spline: @escaping ([SIMD3<Double>], Double) -> SIMD3<Double>) -> CameraPath {
         let points = stops.map(\.position)
         let views = stops.map { SIMD3($0.heading, $0.pitch * .pi / 180, 0) }
-        let step = duration / Double(stops.count - 1)
-        let eye = { (t: Double) -> SIMD3<Double> in
-            catmullRom(points, at: t / step) + SIMD3(0, 0.01 * sin(2 * .pi * 1.8 * t), 0)
-        }
+        let eye = { (t: Double) -> SIMD3<Double> in spline(points, t) + SIMD3(0, 0.01 * sin(2 * .pi * 1.8 * t), 0) }
         return CameraPath(seed: seed, eye: eye, lookAt: { t in
-            let v = catmullRom(views, at: t / step)
+            let v = spline(views, t)
             let (heading, pitch) = (v.x, v.y)
             return eye(t) + SIMD3(-sin(heading) * cos(pitch), sin(pitch), -cos(heading) * cos(pitch))
         })
@@ -344,8 +376,12 @@ public enum RoomScenes {
             return p[k]
         }
         let k = Int(floor(min(max(u, 0), Double(last) - 1e-9)))
-        let s = u - Double(k)
-        let (p0, p1, p2, p3) = (point(k - 1), point(k), point(k + 1), point(k + 2))
+        return catmullRom(segment: [point(k - 1), point(k), point(k + 1), point(k + 2)], at: u - Double(k))
+    }
+
+    /// The Catmull–Rom segment between `p[1]` (s = 0) and `p[2]` (s = 1) of four points.
+    static func catmullRom(segment p: [SIMD3<Double>], at s: Double) -> SIMD3<Double> {
+        let (p0, p1, p2, p3) = (p[0], p[1], p[2], p[3])
         let a = 2 * p1, b = p2 - p0, c = 2 * p0 - 5 * p1 + 4 * p2 - p3, d = 3 * p1 - p0 - 3 * p2 + p3
         return 0.5 * (a + b * s + c * s * s + d * s * s * s)
     }
