@@ -165,6 +165,34 @@ import Testing
         #expect(isNear(normalize(first.camera.transform.rotation * gravity), SIMD3(0, -1, 0), 0.02))
     }
 
+    /// A long video of one place must not grow the map without end: with room for 8 keyframes,
+    /// the committed walk's first 150 frames (about 15 keyframes) are tracked from a map that
+    /// never holds more, never lost, and within 1 % of the path (similarity-aligned positions).
+    @Test func aKeyframeBudgetBoundsTheMapAndKeepsTracking() throws {
+        let sequence = try RecordedSequence(folder: Paths.dataset("room-walk"))
+        let truth = try #require(try sequence.groundTruth())
+        var parameters = VisualOdometry.Parameters()
+        parameters.maximumKeyframes = 8
+        let odometry = VisualOdometry(camera: sequence.description.camera, parameters: parameters)
+        let frames = try sequence.openFrames()
+        var largest = 0, lost = 0, located: [SIMD3<Double>] = [], trueCentres: [SIMD3<Double>] = []
+        while let frame = try frames.nextFrame(), frame.index < 150 {
+            let location = try odometry.locate(frame, landmarks: [])
+            largest = max(largest, odometry.mapViews.count)
+            guard let pose = location.worldFromCamera else { continue }
+            if location.trackingState != .normal { lost += 1 }
+            located.append(pose.translation)
+            trueCentres.append(truth[frame.index].camera.transform.translation)
+        }
+        #expect(largest == 8, "the map held \(largest) keyframes")
+        #expect(lost == 0)
+        let fit = try #require(SimilarityAlignment.fit(source: located, target: trueCentres, withScale: true))
+        let rms = (zip(located, trueCentres).map { pow(length(fit.apply(to: $0) - $1), 2) }.reduce(0, +) / Double(located.count)).squareRoot()
+        let path = zip(trueCentres, trueCentres.dropFirst()).map { length($1 - $0) }.reduce(0, +)
+        print("8-keyframe map: \(located.count) frames located, ATE \(100 * rms / path) % of \(path) m")
+        #expect(located.count > 120 && rms / path < 0.01)
+    }
+
     /// The floor, seen from 1.5 m, is a horizontal plane within 2° and 2 % of the camera's height
     /// (both in the camera's frame, so that the world's alignment does not count), and taps on
     /// it land within 5 cm (median; 8 cm at most) of the true floor points.

@@ -51,8 +51,14 @@ struct LevelSweep {
     /// Least distance between the two cameras, metres: without baseline every plane looks alike.
     var minimumBaseline = 0.05
 
+    /// The points of this many sweeps are kept, the newest: a long video of one place would
+    /// otherwise pile up points of it (and plane-finding work) without end.
+    var maximumSweeps = 100
+
     /// The points found so far (world, current unit), the newest pair's last.
     private(set) var points: [SIMD3<Double>] = []
+    /// How many of ``points`` each sweep gave, oldest first.
+    private var sweepSizes: [Int] = []
     /// The centre of the camera that saw each of ``points`` (the newer view of its pair).
     private var viewpoints: [SIMD3<Double>] = []
     /// How many of ``points`` the newest pair gave.
@@ -80,6 +86,12 @@ struct LevelSweep {
         points += found
         viewpoints += Array(repeating: pair.reference.transform.translation, count: found.count)
         recentCount = found.count
+        sweepSizes.append(found.count)
+        if sweepSizes.count > maximumSweeps {
+            let oldest = sweepSizes.removeFirst()
+            points.removeFirst(oldest)
+            viewpoints.removeFirst(oldest)
+        }
     }
 
     /// ``points`` without those that lie on or behind one of `walls` (upright or slanted planes

@@ -111,7 +111,9 @@ public final class Session {
             anchors[i].corners = nil
             events.updated.append(anchors[i])
         }
-        let planeEvents = try updatePlanes(camera: camera, frame: frame)
+        // A native failure in plane finding (odd geometry deep into a long video) costs this
+        // frame's plane update, not the run: the next keyframe tries again.
+        let planeEvents = (try? updatePlanes(camera: camera, frame: frame)) ?? AnchorEvents()
         events.added += planeEvents.added
         events.updated += planeEvents.updated
         events.removed += planeEvents.removed

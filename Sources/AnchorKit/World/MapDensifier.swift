@@ -56,9 +56,14 @@ struct MapDensifier {
     var minParallax = 1.5
     /// Pairs kept waiting for ``densify(camera:)``.
     var capacity = 4
+    /// The points of this many pairs are kept, the newest: a long video of one place would
+    /// otherwise pile up points of it (and work for every user of the map) without end.
+    var maximumPairs = 100
 
-    /// The points found so far (OpenCV world, the odometry's current unit).
+    /// The points found so far (OpenCV world, the odometry's current unit), oldest pair first.
     private(set) var points: [SIMD3<Double>] = []
+    /// How many of ``points`` each pair gave, oldest first.
+    private var pairSizes: [Int] = []
     private var images: [KeyframeImage] = []
     private var pending: [Job] = []
 
@@ -73,9 +78,11 @@ struct MapDensifier {
         if pending.count > capacity { pending.removeFirst() }
     }
 
-    /// Forgets the images of keyframes so far (after relocalisation there is no flow between
-    /// the keyframes before and after).
-    mutating func breakChain() { images.removeAll() }
+    /// Follows the odometry's renumbering of its keyframes (`index` gives a keyframe's new
+    /// number, nil once removed): a removed keyframe's image is no longer paired.
+    mutating func renumberKeyframes(_ index: (Int) -> Int?) {
+        images = images.compactMap { i in index(i.keyframe).map { KeyframeImage(keyframe: $0, gray: i.gray, pyramid: i.pyramid) } }
+    }
 
     /// Multiplies every length by `factor` (the odometry's world became metric).
     mutating func rescale(by factor: Double) {
@@ -90,7 +97,12 @@ struct MapDensifier {
     mutating func densify(camera: CameraIntrinsics) throws {
         let jobs = pending
         pending = []
-        for job in jobs { points += try densify(job, camera: camera) }
+        for job in jobs {
+            let found = try densify(job, camera: camera)
+            points += found
+            pairSizes.append(found.count)
+            if pairSizes.count > maximumPairs { points.removeFirst(pairSizes.removeFirst()) }
+        }
     }
 
     private func densify(_ job: Job, camera: CameraIntrinsics) throws -> [SIMD3<Double>] {

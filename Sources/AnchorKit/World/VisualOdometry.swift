@@ -47,6 +47,10 @@ public final class VisualOdometry: WorldTracker {
         /// to be that point again, and the most bits their ORB descriptors may differ by.
         public var refindRadius = 8.0
         public var refindDistance = 50
+        /// Keyframes the map holds at most. Past this, the keyframe whose points the most other
+        /// keyframes see (ORB-SLAM's redundancy) is removed with the points only it saw, so that
+        /// memory and the time of every search over the map stay bounded on long videos.
+        public var maximumKeyframes = 100
         public init() {}
     }
 
@@ -77,9 +81,11 @@ public final class VisualOdometry: WorldTracker {
     /// every keyframe, which would grow with the length of the video.
     private var observers: [[Int]] = []
     private var keyframes: [Keyframe] = []
-    /// ORB descriptors of map points seen in keyframes, one per point and keyframe: for
-    /// relocalisation, and (the latest of each point, ``describedAt``) for finding lost points.
+    /// ORB descriptors of map points seen in keyframes, one per point and keyframe (the point in
+    /// `mapDescribed`, the keyframe in `mapDescribedIn`): for relocalisation, and (the latest of
+    /// each point, ``describedAt``) for finding lost points.
     private var mapKeypoints: [ak_keypoint] = [], mapDescriptors: [UInt8] = [], mapDescribed: [Int] = []
+    private var mapDescribedIn: [Int] = []
     /// Where each described point's descriptor is in `mapDescribed`.
     private var describedAt: [Int: Int] = [:]
     private var relocaliser: FeatureSet?
@@ -114,16 +120,23 @@ public final class VisualOdometry: WorldTracker {
         defer { previous = pyramid }
         let flow = try follow(into: pyramid)
 
-        let state: TrackingState
-        if keyframes.isEmpty {
-            if try initialise(frame: frame.index, gray: gray) {
-                state = .normal
+        var state: TrackingState
+        do {
+            if keyframes.isEmpty {
+                if try initialise(frame: frame.index, gray: gray) {
+                    state = .normal
+                } else {
+                    // Initialising needs texture to follow: say what is missing.
+                    state = reference == nil ? .limited(Self.isDark(gray) ? .lowLight : .insufficientFeatures) : .limited(.initializing)
+                }
             } else {
-                // Initialising needs texture to follow: say what is missing.
-                state = reference == nil ? .limited(Self.isDark(gray) ? .lowLight : .insufficientFeatures) : .limited(.initializing)
+                state = try track(frame: frame.index, gray: gray, pyramid: pyramid, flow: flow, landmarks: landmarks)
             }
-        } else {
-            state = try track(frame: frame.index, gray: gray, pyramid: pyramid, flow: flow, landmarks: landmarks)
+        } catch {
+            // A native failure (odd geometry, a degenerate solve) costs this frame, not the run:
+            // the map stays as it was, and the next frame finds the camera against it again.
+            lost = !keyframes.isEmpty
+            state = keyframes.isEmpty ? .limited(.initializing) : .limited(.relocalizing)
         }
         let scale: WorldScale = metric ? .metric : .arbitrary
         guard let pose, !keyframes.isEmpty else {
@@ -377,6 +390,7 @@ public final class VisualOdometry: WorldTracker {
         }
         describeMap(features, keyframe: k)
         try addTracks(gray: gray, keyframe: k)
+        cullKeyframes()
     }
 
     /// Bundle adjustment of the last keyframes and the points they see, with every keyframe before
@@ -440,6 +454,75 @@ public final class VisualOdometry: WorldTracker {
         for i in tracks.indices { if let p = tracks[i].point, failedInNewest.contains(p) { tracks[i].point = nil } }
     }
 
+    // MARK: Bounded map
+
+    /// Removes keyframes while the map holds more than `maximumKeyframes`: of those before the
+    /// bundle adjustment's window and the keyframe it holds first, the one with the largest
+    /// share of points that three other keyframes see (the oldest of equals), then the points no
+    /// keyframe sees and no track follows. A camera that films one place for minutes keeps
+    /// adding keyframes of it; this keeps the map (and refind, relocalisation, plane finding over
+    /// it) bounded, and keeps the keyframes that alone see some part of the place.
+    private func cullKeyframes() {
+        let removable = keyframes.count - parameters.localWindow - 1
+        guard keyframes.count > parameters.maximumKeyframes, removable > 0 else { return }
+        var views = [Int32](repeating: 0, count: points.count)
+        for k in keyframes { for o in k.observations { views[o.point] += 1 } }
+        var removed = Set<Int>()
+        while keyframes.count - removed.count > parameters.maximumKeyframes {
+            var best: (keyframe: Int, share: Double)?
+            for k in 0..<removable where !removed.contains(k) {
+                let observations = keyframes[k].observations
+                let shared = observations.reduce(0) { $0 + (views[$1.point] > 3 ? 1 : 0) }   // itself and 3 more
+                let share = observations.isEmpty ? 1 : Double(shared) / Double(observations.count)
+                if best == nil || share > best!.share { best = (k, share) }
+            }
+            guard let best else { break }
+            removed.insert(best.keyframe)
+            for o in keyframes[best.keyframe].observations { views[o.point] -= 1 }
+        }
+        compact(removing: removed, views: views)
+    }
+
+    /// Drops keyframes `removed` and the points that `views` (keyframes seeing each point, after
+    /// the removal) and the tracks leave unseen, and renumbers what refers to either.
+    private func compact(removing removed: Set<Int>, views: [Int32]) {
+        guard !removed.isEmpty else { return }
+        var keyframeIndex = [Int?](repeating: nil, count: keyframes.count), pointIndex = [Int?](repeating: nil, count: points.count)
+        var kept = 0
+        for k in keyframes.indices where !removed.contains(k) { keyframeIndex[k] = kept; kept += 1 }
+        var followed = [Bool](repeating: false, count: points.count)
+        for t in tracks { if let p = t.point { followed[p] = true } }
+        kept = 0
+        for p in points.indices where views[p] > 0 || followed[p] { pointIndex[p] = kept; kept += 1 }
+
+        points = points.indices.compactMap { pointIndex[$0] == nil ? nil : points[$0] }
+        observers = observers.indices.compactMap { p in pointIndex[p] == nil ? nil : observers[p].compactMap { keyframeIndex[$0] } }
+        keyframes = keyframes.indices.compactMap { k in
+            guard keyframeIndex[k] != nil else { return nil }
+            var keyframe = keyframes[k]
+            keyframe.observations = keyframe.observations.compactMap { o in pointIndex[o.point].map { ($0, o.position) } }
+            return keyframe
+        }
+        // A track that started in a removed keyframe starts in none: it is never triangulated.
+        for i in tracks.indices {
+            tracks[i].point = tracks[i].point.flatMap { pointIndex[$0] }
+            if tracks[i].origin.keyframe >= 0 { tracks[i].origin.keyframe = keyframeIndex[tracks[i].origin.keyframe] ?? -1 }
+        }
+        var keypoints: [ak_keypoint] = [], descriptors: [UInt8] = [], described: [Int] = [], describedIn: [Int] = []
+        describedAt = [:]
+        for slot in mapDescribed.indices {
+            guard let p = pointIndex[mapDescribed[slot]], let k = keyframeIndex[mapDescribedIn[slot]] else { continue }
+            describedAt[p] = described.count   // the last kept slot of a point is its latest view
+            keypoints.append(mapKeypoints[slot])
+            descriptors.append(contentsOf: mapDescriptors[(32 * slot)..<(32 * slot + 32)])
+            described.append(p)
+            describedIn.append(k)
+        }
+        (mapKeypoints, mapDescriptors, mapDescribed, mapDescribedIn) = (keypoints, descriptors, described, describedIn)
+        relocaliser = nil
+        densifier.renumberKeyframes { keyframeIndex[$0] }
+    }
+
     // MARK: Map descriptors
 
     /// A keyframe's ORB features: they describe the map points it follows, and find lost ones.
@@ -461,6 +544,7 @@ public final class VisualOdometry: WorldTracker {
             mapKeypoints.append(keypoints[i])
             mapDescriptors.append(contentsOf: all[(32 * i)..<(32 * i + 32)])
             mapDescribed.append(id)
+            mapDescribedIn.append(k)
         }
         relocaliser = nil
     }
