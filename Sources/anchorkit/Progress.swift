@@ -1,12 +1,15 @@
 import Foundation
 
 /// A progress line on stderr for long runs: rewritten in place on a terminal, printed every
-/// 10 % otherwise (so logs stay short).
+/// 10 % otherwise (so logs stay short). Each line gives the rate since the start and since the
+/// line before, and the memory resident now and at its peak: a long video shows whether either
+/// drifts.
 final class ProgressLine {
     private let label: String
     private let start = Date()
     private var lastDraw = Date.distantPast
     private var lastDecile = -1
+    private var lastLine: (done: Int, time: Date)?
     private let isTerminal = isatty(2) != 0
     private let quiet: Bool
 
@@ -22,18 +25,36 @@ final class ProgressLine {
         guard !quiet else { return }
         let rate = Double(done) / max(elapsed, 1e-9)
         let of = total.map { "/\($0)" } ?? ""
-        let text = "\(label): frame \(done)\(of)  \(String(format: "%.1f", rate)) frames/s"
+        var text = "\(label): frame \(done)\(of)  \(String(format: "%.1f", rate)) frames/s"
         if isTerminal {
             guard Date().timeIntervalSince(lastDraw) > 0.2 else { return }
             lastDraw = Date()
+            if let memory = Self.memory() { text += String(format: ", %.0f MB", memory.resident) }
             FileHandle.standardError.write(Data("\r\(text)   ".utf8))
         } else if let total, total > 0 {
             let decile = 10 * done / total
             if decile > lastDecile, decile < 10 {
                 lastDecile = decile
+                let now = Date(), since = lastLine ?? (0, start)
+                let recent = Double(done - since.done) / max(now.timeIntervalSince(since.time), 1e-9)
+                text += String(format: " (%.1f since the last line)", recent)
+                if let memory = Self.memory() { text += String(format: ", %.0f MB resident, peak %.0f MB", memory.resident, memory.peak) }
+                lastLine = (done, now)
                 FileHandle.standardError.write(Data("\(text)\n".utf8))
             }
         }
+    }
+
+    /// The process's resident memory now and at its peak, MB (Linux's /proc/self/status: VmRSS
+    /// and VmHWM, in kB); nil where there is no such file.
+    static func memory() -> (resident: Double, peak: Double)? {
+        guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8) else { return nil }
+        func kilobytes(_ key: String) -> Double? {
+            guard let line = status.split(separator: "\n").first(where: { $0.hasPrefix(key + ":") }) else { return nil }
+            return line.split(separator: " ").dropFirst().first.flatMap { Double($0) }
+        }
+        guard let resident = kilobytes("VmRSS"), let peak = kilobytes("VmHWM") else { return nil }
+        return (resident / 1024, peak / 1024)
     }
 
     /// Clears the in-place line before the summary is printed.
