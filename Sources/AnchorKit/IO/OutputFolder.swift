@@ -71,16 +71,12 @@ public enum OutputCheck {
     /// not exist are skipped (reading them reports them). With `isPattern`, `output` is a frame
     /// pattern and each of its existing frames is checked.
     public static func check(_ output: String, isPattern: Bool = false, inputs: [String?], replacing: Bool) throws {
-        let first = isPattern ? ImageFolderSource.path(output, 0) : output
-        _ = try OutputFolder.of(first, reportedAs: output)
-        let files = isPattern ? ImageFolderSource.frames(of: output) : [output]
+        _ = try OutputFolder.of(isPattern ? ImageFolderSource.path(output, 0) : output, reportedAs: output)
         let read = Set(inputs.compactMap { $0 }.flatMap(files(of:)).compactMap(FileIdentity.init))
-        for file in files {
-            guard FileIdentity(file) != nil else { continue }
-            _ = try OutputFolder.of(file, reportedAs: output)
-            if let input = FileIdentity(file), read.contains(input) {
-                throw InputError(file, "is also an input: give another output")
-            }
+        for file in isPattern ? ImageFolderSource.frames(of: output) : [output] {
+            guard let existing = FileIdentity(file) else { continue }
+            _ = try OutputFolder.of(file, reportedAs: output)  // any frame of a pattern may be a folder
+            guard !read.contains(existing) else { throw InputError(file, "is also an input: give another output") }
             guard replacing else { throw InputError(file, "exists (not replaced with --no-overwrite)") }
         }
     }

@@ -1,6 +1,6 @@
 import Foundation
 
-/// The partial files and folders (``OutputFolder/partialPath(for:)``) this process has on disk,
+/// The partial files and folders (hidden `.partial-<pid>-` names) this process has on disk,
 /// so that an interrupted run removes them before it exits.
 ///
 /// Creating a partial file, moving finished files into place and removing everything at an

@@ -25,8 +25,8 @@ public struct SequenceSynthesizer {
 
     public init(storage: FrameStorage = .images) { self.storage = storage }
 
-    /// Renders `scene` into `folder`, built under a partial name beside it
-    /// (``OutputFolder/partialPath(for:)``) and renamed when complete. An existing `folder` is
+    /// Renders `scene` into `folder`, built under a hidden `.partial-<pid>-` name beside it and
+    /// renamed when complete. An existing `folder` is
     /// replaced only as ``checkDestination(_:sceneName:replacing:)`` allows. `progress(done,
     /// total)` is called after each frame.
     public func write(_ scene: SyntheticScene, to folder: String, replacing: Bool = true,
