@@ -114,13 +114,13 @@ extension CLITests {
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice
         try process.run()
-        let deadline = Date().addingTimeInterval(30)
-        while process.isRunning, !out.contents().contains(where: { $0.hasPrefix(".partial-") }), Date() < deadline {
-            try await Task.sleep(for: .milliseconds(5))
-        }
+        // Polled on this thread (not with Task.sleep): under a loaded test run the task may not be
+        // resumed for seconds, and the run would finish before the signal.
+        let deadline = Date().addingTimeInterval(60)
+        while process.isRunning, !out.contents().contains(where: { $0.hasPrefix(".partial-") }), Date() < deadline { usleep(2000) }
         #expect(process.isRunning, "the run ended before it was interrupted")
         process.terminate()
-        while process.isRunning, Date() < deadline { try await Task.sleep(for: .milliseconds(10)) }
+        while process.isRunning, Date() < deadline { usleep(10000) }
         if process.isRunning { kill(process.processIdentifier, SIGKILL) }
         process.waitUntilExit()
         #expect(process.terminationReason == .exit && process.terminationStatus == 128 + SIGTERM)
