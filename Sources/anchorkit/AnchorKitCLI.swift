@@ -14,7 +14,20 @@ struct AnchorKitCLI: ParsableCommand {
         // failure itself in one line, so their chatter is silenced (before their first use).
         setenv("OPENCV_FFMPEG_LOGLEVEL", "-8", 0)
         setenv("OPENCV_LOG_LEVEL", "ERROR", 0)
-        main(nil)
+        Interruption.install()
+        do {
+            var command = try parseAsRoot()
+            try command.run()
+        } catch let e as ExitCode {
+            exit(withError: e)  // the error line is already printed
+        } catch {
+            // Help and version requests print as ArgumentParser does; every error (usage ones
+            // included, which it would end with status 64 and a usage text) is one line, status 1.
+            guard exitCode(for: error) != .success else { exit(withError: error) }
+            let line = message(for: error).split(whereSeparator: \.isNewline).joined(separator: " ")
+            FileHandle.standardError.write(Data("anchorkit: error: \(line)\n".utf8))
+            exit(withError: ExitCode.failure)
+        }
     }
 }
 

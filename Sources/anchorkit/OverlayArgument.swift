@@ -30,12 +30,24 @@ enum OverlayArgument {
         return PlacedOverlay(overlay, on: .tap(frame: frame, pixel: SIMD2(xy[0], xy[1])))
     }
 
+    /// The picture file an `--overlay` or `--tap` argument names, if it names one (an input that
+    /// must not be overwritten).
+    static func picture(in argument: String) -> String? {
+        guard let content = fields(of: argument)?.fields[0], !content.isEmpty, !content.hasPrefix("#") else { return nil }
+        return content
+    }
+
+    /// The part before the first `=`, and the `:`-separated fields after it (CONTENT first).
+    private static func fields(of argument: String) -> (key: String, fields: [String])? {
+        guard let equals = argument.firstIndex(of: "=") else { return nil }
+        return (String(argument[..<equals]),
+                argument[argument.index(after: equals)...].split(separator: ":", omittingEmptySubsequences: false).map(String.init))
+    }
+
     private static func split(_ argument: String, flag: String) throws -> (String, Overlay) {
-        guard let equals = argument.firstIndex(of: "=") else {
+        guard let (key, fields) = fields(of: argument) else {
             throw InputError("\(flag) \(argument)", "expected ...=CONTENT[:OPTION=VALUE...]")
         }
-        let key = String(argument[..<equals])
-        let fields = argument[argument.index(after: equals)...].split(separator: ":", omittingEmptySubsequences: false).map(String.init)
         var options: [String: String] = [:]
         for field in fields.dropFirst() {
             let pair = field.split(separator: "=", maxSplits: 1).map(String.init)

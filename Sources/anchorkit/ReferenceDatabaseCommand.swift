@@ -19,8 +19,12 @@ struct ReferenceDatabaseCommand: ParsableCommand {
     @Option(name: .shortAndLong, help: "The database file to write (e.g. refs.akrefs).")
     var output: String
 
+    @OptionGroup var overwrite: OverwriteOption
+
     func run() throws {
         try reportingErrors {
+            let imageFiles = images.map { try? ReferenceImageSet.target(argument: $0).file }
+            try OutputCheck.check(output, inputs: [sequence] + imageFiles, replacing: !overwrite.noOverwrite)
             let started = Date()
             var targets: [(SequenceDescription.ImageTarget, String)] = []
             if let sequence {

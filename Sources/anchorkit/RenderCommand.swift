@@ -42,11 +42,16 @@ struct RenderCommand: ParsableCommand {
     @Option(help: "Video codec: h264 (default: small files, costly to encode) or mpeg4 (MPEG-4 part 2: several times faster to encode, larger files).")
     var codec = "h264"
 
+    @OptionGroup var overwrite: OverwriteOption
+
     @Flag(help: "No progress line.")
     var quiet = false
 
     func run() throws {
         try reportingErrors {
+            let pictures = (overlays + taps).map(OverlayArgument.picture(in:))
+            try OutputCheck.check(output, isPattern: still == nil && output.contains("%"),
+                                  inputs: [input, anchors] + tracking.inputFiles + pictures, replacing: !overwrite.noOverwrite)
             let started = Date()
             let placements = try overlays.map(OverlayArgument.anchored) + taps.map(OverlayArgument.tap)
             guard !placements.isEmpty || debug else { throw ValidationError("nothing to draw: give --overlay NAME=CONTENT, --tap, or --debug") }

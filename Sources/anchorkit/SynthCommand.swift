@@ -10,8 +10,10 @@ struct SynthCommand: ParsableCommand {
     @Argument(help: "The scene to render (see --list).")
     var scene: String?
 
-    @Option(name: .shortAndLong, help: "The sequence folder to write (replaced if it exists).")
+    @Option(name: .shortAndLong, help: "The sequence folder to write (an existing folder is replaced only if it is empty or an earlier output of the same scene).")
     var output: String?
+
+    @OptionGroup var overwrite: OverwriteOption
 
     @Option(help: "How to store frames: images (PNG), video (mp4) or both.")
     var storage: String = "images"
@@ -41,6 +43,7 @@ struct SynthCommand: ParsableCommand {
                 return
             }
             guard let scene, let output else { throw ValidationError("give a scene name and -o FOLDER (or --list)") }
+            try SequenceSynthesizer.checkDestination(output, sceneName: scene, replacing: !overwrite.noOverwrite)
             guard let storage = SequenceSynthesizer.FrameStorage(rawValue: storage) else {
                 throw ValidationError("--storage must be images, video or both")
             }
@@ -58,7 +61,7 @@ struct SynthCommand: ParsableCommand {
                 description.distractors = try ImageScenes.distractors(count: distractors)
             }
             let progress = ProgressLine("synth \(scene)", quiet: quiet)
-            try SequenceSynthesizer(storage: storage).write(description, to: output) { done, total in
+            try SequenceSynthesizer(storage: storage).write(description, to: output, replacing: !overwrite.noOverwrite) { done, total in
                 progress.update(done: done, total: total)
             }
             progress.finish()

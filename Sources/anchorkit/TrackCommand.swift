@@ -15,11 +15,14 @@ struct TrackCommand: ParsableCommand {
     @Option(name: .shortAndLong, help: "Where to write the anchor stream (.jsonl).")
     var output: String
 
+    @OptionGroup var overwrite: OverwriteOption
+
     @Flag(help: "No progress line.")
     var quiet = false
 
     func run() throws {
         try reportingErrors {
+            try OutputCheck.check(output, inputs: [input] + tracking.inputFiles, replacing: !overwrite.noOverwrite)
             let started = Date()
             let (input, session) = try tracking.makeSession(input: self.input)
             let world = session.configuration.worldTracking != nil

@@ -48,6 +48,12 @@ struct TrackingOptions: ParsableArguments {
     @Option(help: "Stop refining planes after this many seconds of video (they then stay as they are).")
     var freezePlanesAfter: Double?
 
+    /// The files these options read (as given; some may not exist), which an output must not replace.
+    var inputFiles: [String?] {
+        [camera, references, gravity, poses] + images.map { try? ReferenceImageSet.target(argument: $0).file }
+            + markers.map { try? MarkerSet(argument: $0).dictionary }
+    }
+
     /// One stderr line when a per-frame file misses frames of the input (the first few listed).
     private func warnAboutGaps(in covered: Set<Int>, of path: String, frames: Int?) {
         guard let frames else { return }

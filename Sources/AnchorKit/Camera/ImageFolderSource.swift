@@ -19,8 +19,7 @@ public final class ImageFolderSource: RandomAccessFrameSource {
         }
         self.pattern = pattern
         self.framesPerSecond = framesPerSecond
-        var count = 0
-        while FileManager.default.fileExists(atPath: Self.path(pattern, count)) { count += 1 }
+        let count = Self.frames(of: pattern).count
         guard count > 0 else { throw InputError(Self.path(pattern, 0), "no such file (the sequence's first frame)") }
         expectedFrameCount = count
     }
@@ -30,6 +29,13 @@ public final class ImageFolderSource: RandomAccessFrameSource {
     static func isPattern(_ pattern: String) -> Bool {
         let conversions = pattern.replacingOccurrences(of: "%%", with: "")
         return conversions.range(of: "%[0-9]*d", options: .regularExpression) != nil && path(pattern, 0) != path(pattern, 1)
+    }
+
+    /// The frame files of `pattern` that exist, numbered from 0 without gaps.
+    static func frames(of pattern: String) -> [String] {
+        var files: [String] = []
+        while FileManager.default.fileExists(atPath: path(pattern, files.count)) { files.append(path(pattern, files.count)) }
+        return files
     }
 
     static func path(_ pattern: String, _ index: Int) -> String {

@@ -39,25 +39,22 @@ public final class ImageSequenceWriter: FrameSink {
         guard !isSingle || written.isEmpty else { throw InputError(pattern, "one picture only") }
         let final = isSingle ? pattern : ImageFolderSource.path(pattern, written.count)
         let temporary = OutputFolder.partialPath(for: final)
-        try image.write(to: temporary)
+        try PartialFiles.create(temporary) { try image.write(to: temporary) }
         written.append((temporary, final))
     }
 
     public func finish() throws {
         guard !written.isEmpty else { throw InputError(pattern, "no frame was written") }
         finished = true
-        for (temporary, final) in written {
-            try? FileManager.default.removeItem(atPath: final)
-            do { try FileManager.default.moveItem(atPath: temporary, toPath: final) } catch {
-                discard()
-                throw InputError(final, "cannot move the finished picture into place")
-            }
+        do { try PartialFiles.commit(written.map { ($0.temporary, $0.final) }) } catch {
+            discard()
+            throw error
         }
     }
 
     public func discard() {
         finished = true
-        for (temporary, _) in written { try? FileManager.default.removeItem(atPath: temporary) }
+        PartialFiles.remove(written.map(\.temporary))
         written.removeAll()
     }
 }

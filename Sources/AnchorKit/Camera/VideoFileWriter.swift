@@ -16,14 +16,16 @@ public final class VideoFileWriter {
         _ = try OutputFolder.of(path, reportedAs: path)
         self.path = path
         temporaryPath = OutputFolder.partialPath(for: path)
-        var out: OpaquePointer?
-        do {
-            try NativeError.check(ak_video_writer_open(temporaryPath, Int32(width), Int32(height), framesPerSecond, codec, &out))
-        } catch let e as NativeError {
-            try? FileManager.default.removeItem(atPath: temporaryPath)
-            throw InputError(path, native: e)
+        let temporaryPath = self.temporaryPath
+        writer = try PartialFiles.create(temporaryPath) {
+            var out: OpaquePointer?
+            do {
+                try NativeError.check(ak_video_writer_open(temporaryPath, Int32(width), Int32(height), framesPerSecond, codec, &out))
+            } catch let e as NativeError {
+                throw InputError(path, native: e)
+            }
+            return out
         }
-        writer = out
     }
 
     deinit { discard() }
@@ -36,24 +38,22 @@ public final class VideoFileWriter {
         }
     }
 
-    /// Completes the file and moves it into place.
+    /// Completes the file and moves it into place (replacing a regular file, never a folder).
     public func finish() throws {
         guard let w = writer else { return }
         writer = nil
-        do { try NativeError.check(ak_video_writer_close(w)) } catch let e as NativeError {
-            try? FileManager.default.removeItem(atPath: temporaryPath)
-            throw InputError(path, native: e)
-        }
-        try? FileManager.default.removeItem(atPath: path)
-        do { try FileManager.default.moveItem(atPath: temporaryPath, toPath: path) } catch {
-            try? FileManager.default.removeItem(atPath: temporaryPath)
-            throw InputError(path, "cannot move the finished video into place")
+        do {
+            do { try NativeError.check(ak_video_writer_close(w)) } catch let e as NativeError { throw InputError(path, native: e) }
+            try PartialFiles.commit([(temporaryPath, path)])
+        } catch {
+            PartialFiles.remove([temporaryPath])
+            throw error
         }
     }
 
     /// Drops the partial output.
     public func discard() {
         if let w = writer { _ = ak_video_writer_close(w); writer = nil }
-        try? FileManager.default.removeItem(atPath: temporaryPath)
+        PartialFiles.remove([temporaryPath])
     }
 }

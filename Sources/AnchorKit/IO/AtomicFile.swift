@@ -11,16 +11,20 @@ public final class AtomicFile {
     private var buffer = Data()
     private var finished = false
 
-    /// Creates the temporary file. Fails with a one-line error if the folder is not writable.
+    /// Creates the temporary file. Fails with a one-line error if the folder is not writable or
+    /// the destination is a folder or not a regular file.
     public init(destination: String) throws {
         _ = try OutputFolder.of(destination, reportedAs: destination)
         self.destination = destination
-        temporaryPath = OutputFolder.partialPath(for: destination)
-        guard FileManager.default.createFile(atPath: temporaryPath, contents: nil),
-              let h = FileHandle(forWritingAtPath: temporaryPath) else {
-            throw InputError(destination, "cannot write: permission denied or read-only folder")
+        let temporaryPath = OutputFolder.partialPath(for: destination)
+        self.temporaryPath = temporaryPath
+        handle = try PartialFiles.create(temporaryPath) {
+            guard FileManager.default.createFile(atPath: temporaryPath, contents: nil),
+                  let h = FileHandle(forWritingAtPath: temporaryPath) else {
+                throw InputError(destination, "cannot write: permission denied or read-only folder")
+            }
+            return h
         }
-        handle = h
     }
 
     deinit { if !finished { discard() } }
@@ -38,15 +42,15 @@ public final class AtomicFile {
         buffer.removeAll(keepingCapacity: true)
     }
 
-    /// Writes what is buffered and renames the file into place.
+    /// Writes what is buffered and renames the file into place (replacing a regular file,
+    /// never a folder).
     public func commit() throws {
         try flush()
         try? handle.close()
         finished = true
-        if FileManager.default.fileExists(atPath: destination) { try? FileManager.default.removeItem(atPath: destination) }
-        do { try FileManager.default.moveItem(atPath: temporaryPath, toPath: destination) } catch {
-            try? FileManager.default.removeItem(atPath: temporaryPath)
-            throw InputError(destination, "cannot move the finished file into place: \(error.localizedDescription)")
+        do { try PartialFiles.commit([(temporaryPath, destination)]) } catch {
+            PartialFiles.remove([temporaryPath])
+            throw error
         }
     }
 
@@ -54,6 +58,6 @@ public final class AtomicFile {
     public func discard() {
         finished = true
         try? handle.close()
-        try? FileManager.default.removeItem(atPath: temporaryPath)
+        PartialFiles.remove([temporaryPath])
     }
 }

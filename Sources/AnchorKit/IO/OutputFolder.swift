@@ -2,21 +2,88 @@ import Foundation
 
 /// The folder an output file will be written to, checked before anything is written.
 enum OutputFolder {
+    private static let partialPrefix = ".partial-"
+
     /// The folder of `path` (a file's path); throws a one-line error naming `reportedAs` when it
-    /// is missing or not a folder.
+    /// is missing or not a folder, or when `path` is a folder or anything but a regular file
+    /// (only a regular file is ever replaced).
     static func of(_ path: String, reportedAs: String) throws -> String {
         let folder = URL(fileURLWithPath: path).deletingLastPathComponent().path
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: folder, isDirectory: &isDirectory), isDirectory.boolValue else {
             throw InputError(reportedAs, "cannot write: folder \(folder) does not exist")
         }
+        if let existing = FileIdentity(path) {
+            guard !existing.isFolder else { throw InputError(path, "is a folder: a folder is never replaced (give a file name)") }
+            guard existing.isRegularFile else { throw InputError(path, "is not a regular file: only a regular file is replaced") }
+        }
         return folder
     }
 
     /// Where `path` is written while incomplete: a hidden name beside it (same folder, so the
-    /// final rename is atomic), unique to this process.
+    /// final rename is atomic) that carries this process's id, so that what a killed run leaves
+    /// is recognised and removed by the next run into the folder (done here, once per folder).
     static func partialPath(for path: String) -> String {
         let url = URL(fileURLWithPath: path)
-        return url.deletingLastPathComponent().path + "/.partial-\(getpid())-" + url.lastPathComponent
+        let folder = url.deletingLastPathComponent().path
+        PartialFiles.removeStale(in: folder)
+        return folder + "/" + partialPrefix + "\(getpid())-" + url.lastPathComponent
+    }
+
+    /// The process id in a name made by ``partialPath(for:)``, or nil for any other name.
+    static func pid(ofPartial name: String) -> pid_t? {
+        guard name.hasPrefix(partialPrefix) else { return nil }
+        let digits = name.dropFirst(partialPrefix.count).prefix { $0 != "-" }
+        guard name.dropFirst(partialPrefix.count + digits.count).first == "-" else { return nil }
+        return pid_t(digits)
+    }
+}
+
+/// A file's device and inode (symlinks followed): one identity however the file is named.
+struct FileIdentity: Hashable {
+    let device: UInt64
+    let inode: UInt64
+    let mode: UInt32
+
+    init?(_ path: String) {
+        var s = stat()
+        guard stat(path, &s) == 0 else { return nil }
+        device = UInt64(s.st_dev)
+        inode = UInt64(s.st_ino)
+        mode = UInt32(s.st_mode)
+    }
+
+    var isFolder: Bool { mode & UInt32(S_IFMT) == UInt32(S_IFDIR) }
+    var isRegularFile: Bool { mode & UInt32(S_IFMT) == UInt32(S_IFREG) }
+
+    static func == (a: Self, b: Self) -> Bool { a.device == b.device && a.inode == b.inode }
+    func hash(into hasher: inout Hasher) { hasher.combine(device); hasher.combine(inode) }
+}
+
+/// The check a command makes before any work, so that writing its output loses no data.
+public enum OutputCheck {
+    /// Throws a one-line error naming the output when writing `output` would replace a folder,
+    /// anything but a regular file, one of `inputs`, or (unless `replacing`) an existing file.
+    ///
+    /// Files are compared by device and inode, so symlinks, hard links, `./` and relative or
+    /// absolute spellings all count as the same file. An input that is a sequence folder stands
+    /// for every file its sequence.json names, a frame pattern for its frames; inputs that do
+    /// not exist are skipped (reading them reports them). With `isPattern`, `output` is a frame
+    /// pattern and each of its existing frames is checked.
+    public static func check(_ output: String, isPattern: Bool = false, inputs: [String?], replacing: Bool) throws {
+        _ = try OutputFolder.of(isPattern ? ImageFolderSource.path(output, 0) : output, reportedAs: output)
+        let read = Set(inputs.compactMap { $0 }.flatMap(files(of:)).compactMap(FileIdentity.init))
+        for file in isPattern ? ImageFolderSource.frames(of: output) : [output] {
+            guard let existing = FileIdentity(file) else { continue }
+            _ = try OutputFolder.of(file, reportedAs: output)  // any frame of a pattern may be a folder
+            guard !read.contains(existing) else { throw InputError(file, "is also an input: give another output") }
+            guard replacing else { throw InputError(file, "exists (not replaced with --no-overwrite)") }
+        }
+    }
+
+    /// The files `input` stands for.
+    private static func files(of input: String) -> [String] {
+        if let sequence = try? RecordedSequence(folder: input) { return sequence.files }
+        return ImageFolderSource.isPattern(input) ? ImageFolderSource.frames(of: input) : [input]
     }
 }

@@ -77,6 +77,15 @@ public struct RecordedSequence: Sendable {
         relative.hasPrefix("/") ? relative : folder + "/" + relative
     }
 
+    /// Every file the sequence names: sequence.json, the frames (those that exist) or video,
+    /// gravity, ground truth and reference images.
+    public var files: [String] {
+        let d = description
+        let frames = d.frames.map { ImageFolderSource.frames(of: resolve($0)) } ?? []
+        let named = [d.video, d.gravity, d.groundTruth].compactMap { $0 } + (d.images ?? []).map(\.file)
+        return [folder + "/sequence.json"] + frames + named.map(resolve)
+    }
+
     /// Opens the frames (image pattern or video) and checks their size against the intrinsics.
     public func openFrames() throws -> FrameSource {
         let d = description

@@ -25,26 +25,50 @@ public struct SequenceSynthesizer {
 
     public init(storage: FrameStorage = .images) { self.storage = storage }
 
-    /// Renders `scene` into `folder` (which must not exist yet, or is replaced). The folder is
-    /// built under a temporary name and renamed when complete. `progress(done, total)` is
-    /// called after each frame.
-    public func write(_ scene: SyntheticScene, to folder: String, progress: ((Int, Int) -> Void)? = nil) throws {
+    /// Renders `scene` into `folder`, built under a hidden `.partial-<pid>-` name beside it and
+    /// renamed when complete. An existing `folder` is
+    /// replaced only as ``checkDestination(_:sceneName:replacing:)`` allows. `progress(done,
+    /// total)` is called after each frame.
+    public func write(_ scene: SyntheticScene, to folder: String, replacing: Bool = true,
+                      progress: ((Int, Int) -> Void)? = nil) throws {
+        try Self.checkDestination(folder, sceneName: scene.name, replacing: replacing)
         let fm = FileManager.default
-        let staging = folder + ".partial-\(getpid())"
-        try? fm.removeItem(atPath: staging)
-        do {
-            try fm.createDirectory(atPath: staging + "/frames", withIntermediateDirectories: true)
-        } catch {
-            throw InputError(folder, "cannot create the sequence folder: \(error.localizedDescription)")
+        let staging = OutputFolder.partialPath(for: folder)
+        try PartialFiles.create(staging) {
+            do {
+                try fm.createDirectory(atPath: staging + "/frames", withIntermediateDirectories: true)
+            } catch {
+                throw InputError(folder, "cannot create the sequence folder: \(error.localizedDescription)")
+            }
         }
         do {
             try render(scene, into: staging, progress: progress)
             if storage == .video { try? fm.removeItem(atPath: staging + "/frames") }
-            try? fm.removeItem(atPath: folder)
-            try fm.moveItem(atPath: staging, toPath: folder)
+            try PartialFiles.commit([(staging, folder)]) {
+                if FileIdentity(folder) != nil { try fm.removeItem(atPath: folder) }  // checked above: an earlier output
+            }
         } catch {
-            try? fm.removeItem(atPath: staging)
+            PartialFiles.remove([staging])
             throw error
+        }
+    }
+
+    /// Throws a one-line error naming `folder` unless writing the scene named `sceneName` there
+    /// loses nothing: it does not exist, or (when `replacing`) it is an empty folder or an
+    /// earlier output of that scene (its sequence.json names the scene and it holds only what
+    /// this type writes). A user's folder is never deleted.
+    public static func checkDestination(_ folder: String, sceneName: String, replacing: Bool) throws {
+        guard let existing = FileIdentity(folder) else { return }
+        guard replacing else { throw InputError(folder, "exists (not replaced with --no-overwrite)") }
+        guard existing.isFolder else { throw InputError(folder, "exists and is not a folder: not replaced") }
+        let fm = FileManager.default
+        let names = (try? fm.contentsOfDirectory(atPath: folder)) ?? []
+        guard !names.isEmpty else { return }
+        let own: Set = ["sequence.json", "sequence-video.json", "frames", "video.mp4", "groundtruth.jsonl", "gravity.jsonl", "targets"]
+        let pictures = ["frames", "targets"].flatMap { (try? fm.contentsOfDirectory(atPath: folder + "/" + $0)) ?? [] }
+        guard Set(names).isSubset(of: own), pictures.allSatisfy({ $0.hasSuffix(".png") }),
+              (try? RecordedSequence(folder: folder))?.description.name == sceneName else {
+            throw InputError(folder, "exists and is not an earlier synth output of \(sceneName): not replaced")
         }
     }
 
