@@ -58,7 +58,7 @@ public struct CameraIntrinsics: Equatable, Sendable, Codable {
         let side = Double(max(width, height))
         let focal = Plausible.focalLengthPerSide.lowerBound * side...Plausible.focalLengthPerSide.upperBound * side
         guard focal.contains(fx), focal.contains(fy) else {
-            throw fail("focal lengths fx=\(fx) fy=\(fy) must be \(focal.lowerBound)...\(focal.upperBound) pixels for a \(width)x\(height) image")
+            throw fail("focal lengths fx=\(fx) fy=\(fy) must be positive, within \(focal.lowerBound)...\(focal.upperBound) pixels for a \(width)x\(height) image")
         }
         guard cx.isFinite, cy.isFinite, cx >= -0.5, cy >= -0.5, cx <= Double(width) - 0.5, cy <= Double(height) - 0.5 else {
             throw fail("principal point (\(cx), \(cy)) lies outside the \(width)x\(height) image")
