@@ -73,7 +73,7 @@ public enum ReferenceDatabase {
             }
             let count: UInt32 = try reader.integer()
             guard count >= 1, count <= 100_000, Int(count) <= reader.remaining / minimumReferenceBytes else {
-                throw InputError(path, "corrupt reference database (\(count) references in \(reader.remaining) bytes)")
+                throw InputError(path, "truncated or corrupt reference database (\(count) references in \(reader.remaining) bytes)")
             }
             var images: [ReferenceImage] = []
             for _ in 0..<count {
@@ -84,7 +84,7 @@ public enum ReferenceDatabase {
                 let pixelsWide: UInt32 = try reader.integer(), pixelsHigh: UInt32 = try reader.integer()
                 let n: UInt32 = try reader.integer()
                 guard n <= 1_000_000, Int(n) <= reader.remaining / (keypointBytes + descriptorBytes) else {
-                    throw InputError(path, "corrupt reference database (\(n) features of reference \"\(name)\" in \(reader.remaining) bytes)")
+                    throw InputError(path, "truncated or corrupt reference database (\(n) features of reference \"\(name)\" in \(reader.remaining) bytes)")
                 }
                 // The stored size is untrusted: one that is no file size cannot match the image's.
                 guard let expectedBytes = Int(exactly: fileBytes) else {
