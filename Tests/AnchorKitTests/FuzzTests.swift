@@ -105,6 +105,34 @@ struct FuzzTests {
         }
     }
 
+    /// A sequence of numbered frames (the committed ones are videos): mutants reach the frame
+    /// pattern's parser and the folder scan.
+    @Test func framePatternSequences() throws {
+        let folder = TemporaryFolder()
+        try FileManager.default.createDirectory(atPath: folder.file("frames"), withIntermediateDirectories: true)
+        for i in [0, 1, 3] { try Image.filled(width: 640, height: 480, value: 100).write(to: folder.file(String(format: "frames/%06d.png", i))) }
+        let text = try String(contentsOfFile: Paths.dataset("markers-blur") + "/sequence.json", encoding: .utf8)
+            .replacingOccurrences(of: #""video" : "video.mp4""#, with: #""frames" : "frames/%06d.png""#)
+        #expect(text.contains("%06d"))
+        try Self.replay(Array(text.utf8), as: "sequence.json", in: folder, count: 60, key: 110) { _ in
+            _ = try RecordedSequence(folder: folder.path).openFrames().nextFrame()
+        }
+        // The pattern alone, with % and digits thrown in.
+        var g = Generator(state: 111)
+        for n in 0..<200 {
+            var pattern = Array("frames/%06d.png".utf8)
+            for _ in 0..<Int.random(in: 1...3, using: &g) {
+                pattern.insert(Array("%%0123456789dsx*.-".utf8).randomElement(using: &g)!, at: Int.random(in: 0...pattern.count, using: &g))
+            }
+            let path = folder.file(String(decoding: pattern, as: UTF8.self))
+            do { _ = try ImageFolderSource(pattern: path, framesPerSecond: 30) } catch let e as InputError {
+                #expect(e.path.hasPrefix(folder.path) && e.description.utf8.count < 500, "pattern case \(n): \(describe(e))")
+            } catch {
+                Issue.record("pattern case \(n): \(type(of: error)) instead of an InputError: \(describe(error))")
+            }
+        }
+    }
+
     @Test func anchorStreamsAndPerFrameFiles() throws {
         let folder = TemporaryFolder()
         for (i, name) in Self.datasets.enumerated() {
