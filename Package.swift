@@ -21,7 +21,9 @@ let package = Package(
             providers: [.apt(["libeigen3-dev"])]),
         // The thin C API over OpenCV: C++ inside, a plain C header at the boundary.
         .target(
-            name: "AnchorKitCV", dependencies: ["COpenCV", "CEigen"], path: "CShims/AnchorKitCV"),
+            name: "AnchorKitCV", dependencies: ["COpenCV", "CEigen"], path: "CShims/AnchorKitCV",
+            // libjpeg and zlib (OpenCV's own dependencies) check JPEG and PNG files before imread.
+            linkerSettings: [.linkedLibrary("jpeg"), .linkedLibrary("z")]),
         .target(name: "AnchorKit", dependencies: ["AnchorKitCV"], path: "Sources/AnchorKit"),
         .executableTarget(
             name: "anchorkit",

@@ -4,7 +4,6 @@
 #include <opencv2/imgcodecs.hpp>
 
 #include <atomic>
-#include <cstdio>
 #include <cstring>
 
 namespace akcv {
@@ -31,36 +30,22 @@ cv::Mat to_channels(const cv::Mat &src, int channels) {
     return out;
 }
 
-// The pixel size stated in a PNG or JPEG header, read without decoding (false for other formats
-// or unreadable headers). Lets an enormous image be refused before gigabytes are allocated.
-bool header_size(const char *path, long long &width, long long &height) {
-    std::FILE *f = std::fopen(path, "rb");
-    if (!f) return false;
-    unsigned char b[32];
-    const size_t n = std::fread(b, 1, sizeof b, f);
-    bool found = false;
-    if (n >= 24 && std::memcmp(b, "\x89PNG\r\n\x1a\n", 8) == 0 && std::memcmp(b + 12, "IHDR", 4) == 0) {
-        width = (static_cast<long long>(b[16]) << 24) | (b[17] << 16) | (b[18] << 8) | b[19];
-        height = (static_cast<long long>(b[20]) << 24) | (b[21] << 16) | (b[22] << 8) | b[23];
-        found = true;
-    } else if (n >= 4 && b[0] == 0xFF && b[1] == 0xD8) {
-        // Walk the JPEG segments up to the first start-of-frame marker (SOF0..SOF15 but DHT, JPG, DAC).
-        long offset = 2;
-        for (int guard = 0; guard < 1000 && !found; ++guard) {
-            unsigned char m[9];
-            if (std::fseek(f, offset, SEEK_SET) != 0 || std::fread(m, 1, 4, f) != 4 || m[0] != 0xFF) break;
-            const int marker = m[1], length = (m[2] << 8) | m[3];
-            if (marker >= 0xC0 && marker <= 0xCF && marker != 0xC4 && marker != 0xC8 && marker != 0xCC) {
-                if (std::fread(m + 4, 1, 5, f) != 5) break;
-                height = (m[5] << 8) | m[6];
-                width = (m[7] << 8) | m[8];
-                found = true;
-            }
-            offset += 2 + length;
-        }
+// An existing image file in a format whose header states a usable size (at most kMaxPixels):
+// checked before imread, which would allocate the whole image first.
+ak_status check_image_file(const char *fn, const char *path, ImageHeader &header) {
+    if (ak_status s = check_readable_file(fn, path)) return s;
+    switch (read_image_header(path, header)) {
+    case HeaderCheck::unreadable: return fail(AK_ERR_IO, fn, "cannot open %s", path);
+    case HeaderCheck::unknown_format:
+        return fail(AK_ERR_DECODE, fn, "not an image in a supported format (PNG, JPEG, TIFF, BMP, WebP, PNM, PAM, Sun raster): %s", path);
+    case HeaderCheck::bad_header: return fail(AK_ERR_DECODE, fn, "corrupt %s header: %s", header.format, path);
+    case HeaderCheck::ok: break;
     }
-    std::fclose(f);
-    return found;
+    const long long w = header.width, h = header.height;
+    if (w <= 0 || h <= 0 || w > kMaxPixels || h > kMaxPixels || w * h > kMaxPixels)
+        return fail(AK_ERR_ARGUMENT, fn, "image too large or empty: %lldx%lld (limit %lld pixels): %s", w, h,
+                    static_cast<long long>(kMaxPixels), path);
+    return AK_OK;
 }
 
 }  // namespace akcv
@@ -75,11 +60,11 @@ ak_status ak_image_read(const char *path, int channels, ak_image **out) {
         if (!out) return fail(AK_ERR_ARGUMENT, fn, "out is NULL");
         *out = nullptr;
         if (ak_status s = check_channels(fn, channels, true)) return s;
-        if (ak_status s = check_readable_file(fn, path)) return s;
-        long long w = 0, h = 0;
-        if (header_size(path, w, h) && (w <= 0 || h <= 0 || w * h > kMaxPixels))
-            return fail(AK_ERR_ARGUMENT, fn, "image too large or empty: %lldx%lld (limit %lld pixels): %s", w, h,
-                        static_cast<long long>(kMaxPixels), path);
+        ImageHeader header;
+        if (ak_status s = check_image_file(fn, path, header)) return s;
+        char problem[256];
+        if (!image_file_is_whole(path, header, problem, sizeof problem))
+            return fail(AK_ERR_DECODE, fn, "%s: %s", problem, path);
         // With alpha: whatever the file holds (gray, BGR, BGRA; 16-bit scaled to 8), then BGRA.
         cv::Mat mat = cv::imread(path, channels == 1 ? cv::IMREAD_GRAYSCALE
                                        : channels == 3 ? cv::IMREAD_COLOR : cv::IMREAD_UNCHANGED);
@@ -95,6 +80,18 @@ ak_status ak_image_read(const char *path, int channels, ak_image **out) {
         if (mat.depth() != CV_8U || mat.channels() != channels)
             return fail(AK_ERR_DECODE, fn, "unexpected decoded format for %s", path);
         *out = make_image(std::move(mat));
+        return AK_OK;
+    });
+}
+
+ak_status ak_image_probe(const char *path, int *width, int *height) {
+    static const char *fn = "ak_image_probe";
+    return guarded(fn, [&]() -> ak_status {
+        if (!width || !height) return fail(AK_ERR_ARGUMENT, fn, "width or height is NULL");
+        ImageHeader header;
+        if (ak_status s = check_image_file(fn, path, header)) return s;
+        *width = static_cast<int>(header.width);
+        *height = static_cast<int>(header.height);
         return AK_OK;
     });
 }

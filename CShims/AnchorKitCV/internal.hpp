@@ -222,6 +222,21 @@ bool reference_quad(const cv::Matx33d &H, int width, int height, cv::Point2d qua
 // side. `area` gets the quad's area, `box` its unclipped bounding box (homography.cpp).
 bool footprint_crop(const cv::Point2d quad[4], cv::Size image, cv::Rect &crop, double &area, cv::Rect2d &box);
 
+// What an image file's header states, read without decoding (imagefile.cpp). `complete` is false
+// for a JPEG whose end-of-image marker is missing.
+struct ImageHeader {
+    const char *format = nullptr;  // "PNG", "JPEG", "TIFF", ...; null when not recognised
+    long long width = -1, height = -1;
+    bool complete = true;
+};
+enum class HeaderCheck { ok, unreadable, unknown_format, bad_header };
+// The format and pixel size of PNG, JPEG, TIFF (and BigTIFF), BMP, WebP, PNM/PFM, PAM and Sun
+// raster files, OpenCV's readers whose headers state a size.
+HeaderCheck read_image_header(const char *path, ImageHeader &header);
+// False (with the problem written to `problem`) for a PNG with a missing chunk or a CRC error, or
+// a JPEG that is cut short or whose data libjpeg finds corrupt; true for other formats.
+bool image_file_is_whole(const char *path, const ImageHeader &header, char *problem, size_t capacity);
+
 // Wraps a Mat (made continuous) into a new handle with a fresh serial.
 ak_image *make_image(cv::Mat mat);
 

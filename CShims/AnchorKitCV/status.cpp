@@ -1,6 +1,8 @@
 // status.cpp — the thread-local last error and the argument checks shared by all files.
 #include "internal.hpp"
 
+#include <opencv2/core/utils/logger.hpp>
+
 #include <cerrno>
 #include <cstdarg>
 #include <cstdio>
@@ -32,6 +34,18 @@ void flatten(char *s) noexcept {
     while (out > s && out[-1] == ' ') --out;
     *out = '\0';
 }
+
+}  // namespace
+
+namespace {
+
+// Every failure reaches the caller as a status and a one-line message, so OpenCV's own log lines
+// (warnings from decoders and back ends, printed to stderr) would only repeat or garble them.
+// Set when the shim is loaded, before any OpenCV call of ours.
+[[maybe_unused]] const bool g_opencv_silenced = [] {
+    cv::utils::logging::setLogLevel(cv::utils::logging::LOG_LEVEL_SILENT);
+    return true;
+}();
 
 }  // namespace
 

@@ -55,7 +55,7 @@ struct FrameInput {
         }
         if let first {
             do { try camera.checkMatches(width: first.image.width, height: first.image.height) } catch let e as IntrinsicsError {
-                throw InputError(cameraPath ?? input, e.message)
+                throw InputError(cameraPath ?? input, "\(e.message) (\(input))")
             }
         }
         let given = imageArguments.isEmpty && markerArguments.isEmpty

@@ -41,8 +41,9 @@ struct CLITests {
         return nil
     }()
 
-    /// Runs `anchorkit` with `arguments`; kills it after `timeout` seconds.
-    static func run(_ arguments: [String], timeout: Double = 60) async throws -> Result {
+    /// Runs `anchorkit` with `arguments` (through `wrapper`, a command line ending in the binary,
+    /// when given); kills it after `timeout` seconds.
+    static func run(_ arguments: [String], timeout: Double = 60, wrapper: [String] = []) async throws -> Result {
         let binary = try #require(Self.binary, "anchorkit binary not found near \(CommandLine.arguments[0])")
         let io = TemporaryFolder("anchorkit-cli-io")
         let outPath = io.file("stdout"), errPath = io.file("stderr")
@@ -51,8 +52,8 @@ struct CLITests {
         let out = try #require(FileHandle(forWritingAtPath: outPath))
         let err = try #require(FileHandle(forWritingAtPath: errPath))
         let process = Process()
-        process.executableURL = URL(fileURLWithPath: binary)
-        process.arguments = arguments
+        process.executableURL = URL(fileURLWithPath: wrapper.first ?? binary)
+        process.arguments = wrapper.dropFirst() + arguments
         process.standardOutput = out
         process.standardError = err
         process.standardInput = FileHandle.nullDevice

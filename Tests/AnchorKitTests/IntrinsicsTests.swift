@@ -101,7 +101,49 @@ struct IntrinsicsTests {
         BadFile(name: "wrong type", text: #"{"width": "640", "height": 480, "fx": 500, "fy": 500, "cx": 320, "cy": 240}"#,
                 mentions: ["width"]),
         BadFile(name: "empty file", text: "", mentions: []),
+        BadFile(name: "absurd focal length", text: #"{"width": 640, "height": 480, "fx": 1e-300, "fy": 500, "cx": 320, "cy": 240}"#,
+                mentions: ["fx=1e-300", "pixels"]),
+        BadFile(name: "enormous focal length", text: #"{"width": 640, "height": 480, "fx": 500, "fy": 1e300, "cx": 320, "cy": 240}"#,
+                mentions: ["fy=1e+300"]),
+        BadFile(name: "absurd distortion",
+                text: #"{"width": 640, "height": 480, "fx": 500, "fy": 500, "cx": 320, "cy": 240, "distortion": [1e300, 0, 0, 0]}"#,
+                mentions: ["distortion"]),
+        BadFile(name: "8 distortion coefficients (rational model)",
+                text: #"{"width": 640, "height": 480, "fx": 500, "fy": 500, "cx": 320, "cy": 240, "distortion": [0.1, 0, 0, 0, 0, 0.2, 0, 0]}"#,
+                mentions: ["distortion", "8"]),
     ]
+
+    /// OpenCV calibration YAML with `count` distortion coefficients (k1, k2, p1, p2, k3, then
+    /// `extra` for the rest).
+    static func calibrationYAML(extra: [Double]) -> String {
+        let dist = [0.1, -0.2, 0.001, 0.002, 0.05] + extra
+        return """
+            %YAML:1.0
+            ---
+            image_width: 640
+            image_height: 480
+            camera_matrix: !!opencv-matrix
+               rows: 3
+               cols: 3
+               dt: d
+               data: [ 500., 0., 319.5, 0., 500., 239.5, 0., 0., 1. ]
+            distortion_coefficients: !!opencv-matrix
+               rows: 1
+               cols: \(dist.count)
+               dt: d
+               data: [ \(dist.map { String($0) }.joined(separator: ", ")) ]
+
+            """
+    }
+
+    /// k4-k6 of OpenCV's rational model are refused rather than dropped; zeros past k3 are fine.
+    @Test func openCVYAMLWithRationalModel() throws {
+        let folder = TemporaryFolder()
+        let rational = try folder.write("rational.yml", Self.calibrationYAML(extra: [0.3, 0.01, 0.02]))
+        expectOneLineError(containing: [rational, "8 coefficients", "k3"]) { _ = try CameraIntrinsics.load(contentsOf: rational) }
+        let zeros = try folder.write("zeros.yml", Self.calibrationYAML(extra: [0, 0, 0, 0, 0, 0, 0, 0, 0]))
+        #expect(try CameraIntrinsics.load(contentsOf: zeros).distortion == [0.1, -0.2, 0.001, 0.002, 0.05])
+    }
 
     @Test(arguments: badFiles)
     func badCameraFile(_ bad: BadFile) throws {

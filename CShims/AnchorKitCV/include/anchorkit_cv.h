@@ -41,9 +41,15 @@ const char *ak_last_error(void);
 
 typedef struct ak_image ak_image;
 
-/* Decodes an image file (PNG, JPEG, ...). `channels` is 1 (gray), 3 (BGR) or 4 (BGRA, straight
- * alpha: a file without alpha is opaque; 16-bit files are scaled to 8 bits). */
+/* Decodes an image file (PNG, JPEG, TIFF, BMP, WebP, PNM, PAM, Sun raster). `channels` is 1 (gray),
+ * 3 (BGR) or 4 (BGRA, straight alpha: a file without alpha is opaque; 16-bit files are scaled to
+ * 8 bits). Before decoding, the size in the header is checked (AK_ERR_ARGUMENT when too large),
+ * and a PNG must pass its CRCs up to IEND and a JPEG decode without libjpeg warnings
+ * (AK_ERR_DECODE otherwise). */
 ak_status ak_image_read(const char *path, int channels, ak_image **out);
+/* The pixel size an image file's header states, without decoding it. Fails like ak_image_read
+ * for a missing file, an unsupported format, a corrupt header or an image too large. */
+ak_status ak_image_probe(const char *path, int *width, int *height);
 
 /* Makes an image of width x height x channels (1, 3 or 4). If `data` is non-NULL it is copied
  * (row stride `stride` bytes); otherwise the image is filled with `fill` (0..255). */

@@ -47,19 +47,27 @@ public struct CameraIntrinsics: Equatable, Sendable, Codable {
     }
 
     /// Checks that the numbers describe a usable camera: positive size (at most 16384 px a side),
-    /// finite positive focal lengths, a principal point inside the image, and 0, 4 or 5 finite
-    /// distortion coefficients.
+    /// focal lengths within ``Plausible/focalLengthPerSide`` of the larger side, a principal
+    /// point inside the image, and 0, 4 or 5 finite distortion coefficients of at most
+    /// ``Plausible/distortionMagnitude``.
     public func validate() throws {
         func fail(_ why: String) -> IntrinsicsError { IntrinsicsError(message: why) }
         guard width > 0, height > 0, width <= 16384, height <= 16384 else {
             throw fail("image size \(width)x\(height) is not a usable camera size")
         }
-        guard fx.isFinite, fy.isFinite, fx > 0, fy > 0 else { throw fail("focal lengths fx=\(fx) fy=\(fy) must be positive") }
+        let side = Double(max(width, height))
+        let focal = Plausible.focalLengthPerSide.lowerBound * side...Plausible.focalLengthPerSide.upperBound * side
+        guard focal.contains(fx), focal.contains(fy) else {
+            throw fail("focal lengths fx=\(fx) fy=\(fy) must be positive, within \(focal.lowerBound)...\(focal.upperBound) pixels for a \(width)x\(height) image")
+        }
         guard cx.isFinite, cy.isFinite, cx >= -0.5, cy >= -0.5, cx <= Double(width) - 0.5, cy <= Double(height) - 0.5 else {
             throw fail("principal point (\(cx), \(cy)) lies outside the \(width)x\(height) image")
         }
-        guard [0, 4, 5].contains(distortion.count), distortion.allSatisfy(\.isFinite) else {
-            throw fail("distortion needs 4 or 5 finite numbers (k1, k2, p1, p2[, k3]), got \(distortion.count)")
+        guard [0, 4, 5].contains(distortion.count) else {
+            throw fail("distortion needs 4 or 5 numbers (k1, k2, p1, p2[, k3]), got \(distortion.count)")
+        }
+        guard distortion.allSatisfy({ abs($0) <= Plausible.distortionMagnitude }) else {
+            throw fail("distortion coefficients \(distortion) must be finite and at most \(Plausible.distortionMagnitude) in magnitude")
         }
     }
 

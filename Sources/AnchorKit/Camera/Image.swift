@@ -33,7 +33,8 @@ public final class Image: @unchecked Sendable {
         return Image(taking: out)
     }
 
-    /// Decodes an image file (PNG, JPEG, ...) as gray (`channels: 1`), BGR (`channels: 3`) or
+    /// Decodes an image file (PNG, JPEG, TIFF, ...; sizes checked from the header first, cut or
+    /// corrupt PNGs and JPEGs refused) as gray (`channels: 1`), BGR (`channels: 3`) or
     /// BGRA (`channels: 4`; a file without alpha is opaque).
     public convenience init(contentsOf path: String, channels: Int = 3) throws {
         var out: OpaquePointer?
@@ -41,6 +42,16 @@ public final class Image: @unchecked Sendable {
             throw InputError(path, native: e)
         }
         self.init(taking: out!)
+    }
+
+    /// The pixel size stated in an image file's header, read without decoding it. Throws an
+    /// ``InputError`` naming the file when it is missing, in no supported format, or too large.
+    public static func headerSize(of path: String) throws -> (width: Int, height: Int) {
+        var width: Int32 = 0, height: Int32 = 0
+        do { try NativeError.check(ak_image_probe(path, &width, &height)) } catch let e as NativeError {
+            throw InputError(path, native: e)
+        }
+        return (Int(width), Int(height))
     }
 
     /// An image filled with one gray level (0...255).

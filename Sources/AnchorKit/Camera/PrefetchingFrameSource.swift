@@ -37,7 +37,7 @@ public final class PrefetchingFrameSource: FrameSource {
             let box = Box(source)
             produce = { _ in try box.value.nextFrame() }
         }
-        state = State(capacity: max(depth, threads))
+        state = State(capacity: max(depth, threads), workers: threads)
         for n in 0..<threads {
             let thread = Thread { [state] in state.work(produce) }
             thread.name = "AnchorKit decode \(n)"
@@ -45,6 +45,8 @@ public final class PrefetchingFrameSource: FrameSource {
         }
     }
 
+    /// Stops the decoding threads and waits for them (at most one frame's decoding each): a
+    /// process that exits on an error must not tear down the codecs under a running decoder.
     deinit { state.cancel() }
 
     /// The next frame in order; after the last one nil (and after an error, that error),
@@ -68,11 +70,19 @@ public final class PrefetchingFrameSource: FrameSource {
         private var limit = Int.max
         private var cancelled = false
         private let capacity: Int
+        /// Decoding threads that have not returned.
+        private var running: Int
 
-        init(capacity: Int) { self.capacity = capacity }
+        init(capacity: Int, workers: Int) { self.capacity = capacity; running = workers }
 
         /// A decoding thread's loop: claim the next index while there is room, decode it, post it.
         func work(_ produce: (Int) throws -> Frame?) {
+            defer {
+                condition.lock()
+                running -= 1
+                condition.broadcast()
+                condition.unlock()
+            }
             while true {
                 condition.lock()
                 while !cancelled && nextToClaim < limit && nextToClaim >= nextToDeliver + capacity { condition.wait() }
@@ -102,10 +112,12 @@ public final class PrefetchingFrameSource: FrameSource {
             return result
         }
 
+        /// Stops the workers and returns once none is decoding.
         func cancel() {
             condition.lock(); defer { condition.unlock() }
             cancelled = true
             condition.broadcast()
+            while running > 0 { condition.wait() }
         }
     }
 }

@@ -3,8 +3,8 @@ import Foundation
 
 /// Frames decoded from a video file (mp4, mov, avi, ...) by OpenCV's FFmpeg back end.
 ///
-/// A video that ends well before the frame count its container states is reported as
-/// truncated rather than silently cut short.
+/// A video that ends before the frame count its container states is reported as truncated or
+/// corrupt rather than silently cut short.
 public final class VideoFileSource: FrameSource {
     /// The file.
     public let path: String
@@ -30,9 +30,15 @@ public final class VideoFileSource: FrameSource {
         self.path = path
         width = Int(info.width); height = Int(info.height)
         let fps = framesPerSecond ?? info.fps
-        guard fps.isFinite, fps > 0 else {
+        if let problem = Plausible.frameRateProblem(fps) {
             ak_video_reader_free(handle)
-            throw InputError(path, "the video states no frame rate; give one")
+            throw InputError(path, framesPerSecond != nil ? problem
+                             : fps > 0 ? "the video states an implausible frame rate (\(problem)); give one"
+                             : "the video states no frame rate; give one")
+        }
+        if let problem = Plausible.frameSizeProblem(width: width, height: height) {
+            ak_video_reader_free(handle)
+            throw InputError(path, problem)
         }
         self.framesPerSecond = fps
         expectedFrameCount = info.frame_count > 0 ? Int(info.frame_count) : nil
@@ -51,9 +57,9 @@ public final class VideoFileSource: FrameSource {
         }
         if status == AK_END_OF_STREAM {
             finished = true
-            // Containers store an exact count (or one estimated from the duration, off by a
-            // frame or two); far fewer decoded frames means the file was cut short.
-            if let expected = expectedFrameCount, next < expected - max(2, expected / 100) {
+            // Containers store an exact count (mp4's sample table, which a broken ctts or a cut
+            // leaves in place): any frame short of it is a frame the user would silently lose.
+            if let expected = expectedFrameCount, next < expected {
                 throw InputError(path, "video is truncated or corrupt: decoded \(next) of \(expected) frames")
             }
             return nil

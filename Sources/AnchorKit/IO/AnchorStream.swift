@@ -30,9 +30,12 @@ public final class AnchorStreamWriter {
 
 /// Reads an anchor stream (tracker output or ground truth).
 public enum AnchorStreamReader {
-    /// All lines of a stream. Throws a one-line error naming the file and line for malformed
-    /// JSON or schema violations.
+    /// All lines of a stream. Throws a one-line error naming the file (and line) for malformed
+    /// JSON, schema violations, or a stream without a single frame (scoring one would print a
+    /// meaningless table).
     public static func read(contentsOf path: String) throws -> [FrameUpdate] {
-        try JSONLines.read(FrameUpdate.self, contentsOf: path)
+        let updates = try JSONLines.read(FrameUpdate.self, contentsOf: path)
+        guard !updates.isEmpty else { throw InputError(path, "empty anchor stream: no frame lines") }
+        return updates
     }
 }

@@ -50,6 +50,11 @@ extension CameraIntrinsics {
         guard let width, let height else {
             throw InputError("", "no image_width/image_height in the calibration file and no frame to take them from")
         }
+        // OpenCV's richer models (k4-k6 of the rational model, thin prism s1-s4, tilt) append
+        // coefficients; dropping non-zero ones would silently mis-place every pixel.
+        guard dist.dropFirst(5).allSatisfy({ $0 == 0 }) else {
+            throw InputError("", "distortion_coefficients has \(dist.count) coefficients with non-zero ones past k3 (OpenCV's rational, thin-prism or tilted model): only k1, k2, p1, p2, k3 are supported; recalibrate without CALIB_RATIONAL_MODEL, CALIB_THIN_PRISM_MODEL or CALIB_TILTED_MODEL")
+        }
         return try CameraIntrinsics(width: width, height: height, fx: k[0], fy: k[4], cx: k[2], cy: k[5],
                                     distortion: Array(dist.prefix(5)))
     }

@@ -30,17 +30,18 @@ public struct SequenceDescription: Codable, Sendable {
         self.images = images; self.markers = markers; self.gravity = gravity; self.groundTruth = groundTruth
     }
 
-    /// Checks what the schema alone cannot: exactly one frame source, positive rates and sizes.
+    /// Checks what the schema alone cannot: exactly one frame source, rates and sizes in
+    /// ``Plausible``'s ranges.
     public func validate() throws {
         func fail(_ p: String) -> InputError { InputError("", p) }
         guard (frames == nil) != (video == nil) else { throw fail("exactly one of \"frames\" and \"video\" must be set") }
-        guard fps.isFinite, fps > 0 else { throw fail("fps must be positive, got \(fps)") }
+        if let problem = Plausible.frameRateProblem(fps) { throw fail("fps: \(problem)") }
         for m in markers ?? [] {
-            guard m.size.isFinite, m.size > 0 else { throw fail("marker size must be positive metres, got \(m.size)") }
+            if let problem = Plausible.physicalSizeProblem(m.size, of: "marker size") { throw fail(problem) }
         }
         for i in images ?? [] {
-            guard i.physicalWidth.isFinite, i.physicalWidth > 0 else {
-                throw fail("image \"\(i.name)\": physicalWidth must be positive metres, got \(i.physicalWidth)")
+            if let problem = Plausible.physicalSizeProblem(i.physicalWidth, of: "image \"\(i.name)\": physicalWidth") {
+                throw fail(problem)
             }
         }
     }
@@ -89,14 +90,18 @@ public struct RecordedSequence: Sendable {
     /// Opens the frames (image pattern or video) and checks their size against the intrinsics.
     public func openFrames() throws -> FrameSource {
         let d = description
+        let source: FrameSource, name: String, width: Int, height: Int
         if let video = d.video {
-            let source = try VideoFileSource(path: resolve(video), framesPerSecond: d.fps)
-            do { try d.camera.checkMatches(width: source.width, height: source.height) } catch let e as IntrinsicsError {
-                throw InputError(resolve(video), e.message)
-            }
-            return source
+            let v = try VideoFileSource(path: resolve(video), framesPerSecond: d.fps)
+            (source, name, width, height) = (v, video, v.width, v.height)
+        } else {
+            let f = try ImageFolderSource(pattern: resolve(d.frames!), framesPerSecond: d.fps)
+            (source, name, width, height) = (f, d.frames!, f.width, f.height)
         }
-        return try ImageFolderSource(pattern: resolve(d.frames!), framesPerSecond: d.fps)
+        do { try d.camera.checkMatches(width: width, height: height) } catch let e as IntrinsicsError {
+            throw InputError(folder + "/sequence.json", "camera: \(e.message) (\(name))")
+        }
+        return source
     }
 
     /// The ground-truth stream, if the sequence names one.

@@ -18,6 +18,10 @@ public enum ReferenceDatabase {
     public static let formatVersion: UInt32 = 1
     static let magic = Array("AKREFDB\n".utf8)
     static let keypointBytes = 24
+    static let descriptorBytes = 32
+    /// The fewest bytes a reference can take (empty name and path, no features): bounds the
+    /// stated count by the file's size before anything is allocated.
+    static let minimumReferenceBytes = 4 + 4 + 8 + 8 + 8 + 4 + 4 + 4
 
     /// Writes `set` to `path` (atomically). Every reference must come from an image file.
     public static func write(_ set: ReferenceImageSet, to path: String) throws {
@@ -68,7 +72,9 @@ public enum ReferenceDatabase {
                 throw InputError(path, "reference database version \(version); this AnchorKit reads version \(formatVersion): rebuild it with `anchorkit reference-db`")
             }
             let count: UInt32 = try reader.integer()
-            guard count >= 1, count <= 100_000 else { throw InputError(path, "corrupt reference database (\(count) references)") }
+            guard count >= 1, count <= 100_000, Int(count) <= reader.remaining / minimumReferenceBytes else {
+                throw InputError(path, "truncated or corrupt reference database (\(count) references in \(reader.remaining) bytes)")
+            }
             var images: [ReferenceImage] = []
             for _ in 0..<count {
                 let name = try reader.string()
@@ -77,7 +83,13 @@ public enum ReferenceDatabase {
                 let width = Double(bitPattern: try reader.integer()), height = Double(bitPattern: try reader.integer())
                 let pixelsWide: UInt32 = try reader.integer(), pixelsHigh: UInt32 = try reader.integer()
                 let n: UInt32 = try reader.integer()
-                guard n <= 1_000_000 else { throw InputError(path, "corrupt reference database (\(n) features)") }
+                guard n <= 1_000_000, Int(n) <= reader.remaining / (keypointBytes + descriptorBytes) else {
+                    throw InputError(path, "truncated or corrupt reference database (\(n) features of reference \"\(name)\" in \(reader.remaining) bytes)")
+                }
+                // The stored size is untrusted: one that is no file size cannot match the image's.
+                guard let expectedBytes = Int(exactly: fileBytes) else {
+                    throw InputError(path, "corrupt reference database (reference \"\(name)\": image size \(fileBytes) bytes)")
+                }
                 var keypoints: [ak_keypoint] = []
                 keypoints.reserveCapacity(Int(n))
                 for _ in 0..<n {
@@ -86,12 +98,12 @@ public enum ReferenceDatabase {
                     let response = Float(bitPattern: try reader.integer()), octave: UInt32 = try reader.integer()
                     keypoints.append(ak_keypoint(x: x, y: y, size: size, angle: angle, response: response, octave: Int32(bitPattern: octave)))
                 }
-                let descriptors = try reader.bytes(Int(n) * 32)
+                let descriptors = try reader.bytes(Int(n) * descriptorBytes)
                 let source = stored.hasPrefix("/") ? stored : folder + "/" + stored
                 guard FileManager.default.fileExists(atPath: source) else {
                     throw InputError(path, "reference \"\(name)\": its image \(source) is missing")
                 }
-                guard (try? fileSize(source)) == Int(fileBytes) else {
+                guard (try? fileSize(source)) == expectedBytes else {
                     throw InputError(path, "reference \"\(name)\": its image \(source) changed since the database was built: rebuild it with `anchorkit reference-db`")
                 }
                 do {
@@ -100,10 +112,14 @@ public enum ReferenceDatabase {
                                                      sourcePath: source))
                 } catch let e as ReferenceImageError {
                     throw InputError(path, "corrupt reference database: \(e.description)")
+                } catch let e as NativeError {
+                    throw InputError(path, "corrupt reference database: \(e.message)")
                 }
             }
             guard reader.isAtEnd else { throw InputError(path, "corrupt reference database (trailing bytes)") }
-            return try ReferenceImageSet(images)
+            do { return try ReferenceImageSet(images) } catch {
+                throw InputError(path, "corrupt reference database: \(describe(error))")
+            }
         } catch is Reader.Truncated {
             throw InputError(path, "truncated reference database")
         }
@@ -120,6 +136,7 @@ public enum ReferenceDatabase {
         let bytes: [UInt8]
         var offset = 0
         var isAtEnd: Bool { offset == bytes.count }
+        var remaining: Int { bytes.count - offset }
 
         mutating func bytes(_ n: Int) throws -> [UInt8] {
             guard n >= 0, n <= bytes.count - offset else { throw Truncated() }

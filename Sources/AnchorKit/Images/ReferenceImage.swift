@@ -88,7 +88,7 @@ public final class ReferenceImage: @unchecked Sendable {
     init(name: String, physicalWidth: Double, physicalHeight: Double, width: Int, height: Int, features: FeatureSet,
          sourcePath: String) throws {
         try Self.validate(name: name, physicalWidth: physicalWidth)
-        guard physicalHeight.isFinite, physicalHeight > 0, width >= 32, height >= 32, max(width, height) <= Self.workingSize else {
+        guard Plausible.physicalSize.contains(physicalHeight), width >= 32, height >= 32, max(width, height) <= Self.workingSize else {
             throw ReferenceImageError("reference image \"\(name)\": stored sizes are not valid")
         }
         self.name = name
@@ -109,8 +109,8 @@ public final class ReferenceImage: @unchecked Sendable {
 
     private static func validate(name: String, physicalWidth: Double) throws {
         guard !name.isEmpty, !name.contains("/") else { throw ReferenceImageError("reference image name \"\(name)\" must be non-empty and contain no \"/\"") }
-        guard physicalWidth.isFinite, physicalWidth > 0 else {
-            throw ReferenceImageError("reference image \"\(name)\": physicalWidth must be positive metres, got \(physicalWidth)")
+        if let problem = Plausible.physicalSizeProblem(physicalWidth, of: "reference image \"\(name)\": physicalWidth") {
+            throw ReferenceImageError(problem)
         }
     }
 

@@ -16,9 +16,10 @@ public struct MarkerSet: Codable, Sendable, Equatable {
     /// Parses the command line's `DICTIONARY:SIZE[:ID,ID,...]` (e.g. `DICT_4X4_50:0.08`).
     public init(argument: String) throws {
         let parts = argument.split(separator: ":", omittingEmptySubsequences: false).map(String.init)
-        guard parts.count == 2 || parts.count == 3, let size = Double(parts[1]), size > 0, size.isFinite else {
+        guard parts.count == 2 || parts.count == 3, let size = Double(parts[1]) else {
             throw MarkerError("markers \"\(argument)\": expected DICTIONARY:SIZE_METRES[:ID,ID,...], e.g. DICT_4X4_50:0.08")
         }
+        if let problem = Plausible.physicalSizeProblem(size, of: "marker size") { throw MarkerError("markers \"\(argument)\": \(problem)") }
         var ids: [Int]?
         if parts.count == 3 {
             let list = parts[2].split(separator: ",").map { Int($0) }

@@ -72,7 +72,7 @@ public final class MarkerTracker: AnchorTracker {
         var byDictionary: [String: [MarkerSet]] = [:]
         var order: [String] = []
         for set in markerSets {
-            guard set.size.isFinite, set.size > 0 else { throw MarkerError("marker size must be positive metres, got \(set.size)") }
+            if let problem = Plausible.physicalSizeProblem(set.size, of: "marker size") { throw MarkerError(problem) }
             if byDictionary[set.dictionary] == nil { order.append(set.dictionary) }
             byDictionary[set.dictionary, default: []].append(set)
         }
