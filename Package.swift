@@ -19,11 +19,14 @@ let package = Package(
         .systemLibrary(
             name: "CEigen", path: "CShims/CEigen", pkgConfig: "eigen3",
             providers: [.apt(["libeigen3-dev"])]),
+        // libjpeg and zlib (OpenCV's own dependencies) check JPEG and PNG files before imread.
+        .systemLibrary(
+            name: "CJPEG", path: "CShims/CJPEG", pkgConfig: "libjpeg", providers: [.apt(["libjpeg-dev"])]),
+        .systemLibrary(
+            name: "CZlib", path: "CShims/CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
         // The thin C API over OpenCV: C++ inside, a plain C header at the boundary.
         .target(
-            name: "AnchorKitCV", dependencies: ["COpenCV", "CEigen"], path: "CShims/AnchorKitCV",
-            // libjpeg and zlib (OpenCV's own dependencies) check JPEG and PNG files before imread.
-            linkerSettings: [.linkedLibrary("jpeg"), .linkedLibrary("z")]),
+            name: "AnchorKitCV", dependencies: ["COpenCV", "CEigen", "CJPEG", "CZlib"], path: "CShims/AnchorKitCV"),
         .target(name: "AnchorKit", dependencies: ["AnchorKitCV"], path: "Sources/AnchorKit"),
         .executableTarget(
             name: "anchorkit",

@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # Installs what AnchorKit needs on Debian (run as root, or with sudo available):
-# OpenCV 4.6 with contrib (aruco), Eigen, pkg-config, the photos the generator uses as
+# OpenCV 4.6 with contrib (aruco), Eigen, libjpeg and zlib (image checks), pkg-config, the photos the generator uses as
 # textures (opencv-doc), and the peer library of the marker benchmark (libapriltag-dev).
 set -euo pipefail
-packages=(libopencv-dev libopencv-contrib-dev libeigen3-dev pkg-config opencv-doc libapriltag-dev time)
+packages=(libopencv-dev libopencv-contrib-dev libeigen3-dev libjpeg-dev zlib1g-dev pkg-config opencv-doc libapriltag-dev time)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
