@@ -2,14 +2,15 @@ import Foundation
 
 /// A progress line on stderr for long runs: rewritten in place on a terminal, printed every
 /// 10 % otherwise (so logs stay short). Each line gives the rate since the start and since the
-/// line before, and the memory resident now and at its peak: a long video shows whether either
-/// drifts.
+/// line before, the CPU time a frame since the line before (all threads: unlike the rate, it
+/// does not change with the machine's other load), and the memory resident now and at its peak:
+/// a long video shows whether any of them drifts.
 final class ProgressLine {
     private let label: String
     private let start = Date()
     private var lastDraw = Date.distantPast
     private var lastDecile = -1
-    private var lastLine: (done: Int, time: Date)?
+    private var lastLine: (done: Int, time: Date, cpu: Double)?
     private let isTerminal = isatty(2) != 0
     private let quiet: Bool
 
@@ -35,14 +36,23 @@ final class ProgressLine {
             let decile = 10 * done / total
             if decile > lastDecile, decile < 10 {
                 lastDecile = decile
-                let now = Date(), since = lastLine ?? (0, start)
+                let now = Date(), cpu = Self.cpuSeconds(), since = lastLine ?? (0, start, 0)
                 let recent = Double(done - since.done) / max(now.timeIntervalSince(since.time), 1e-9)
-                text += String(format: " (%.1f since the last line)", recent)
+                let cpuPerFrame = 1000 * (cpu - since.cpu) / Double(max(done - since.done, 1))
+                text += String(format: " (%.1f since the last line, %.1f ms CPU a frame)", recent, cpuPerFrame)
                 if let memory = Self.memory() { text += String(format: ", %.0f MB resident, peak %.0f MB", memory.resident, memory.peak) }
-                lastLine = (done, now)
+                lastLine = (done, now, cpu)
                 FileHandle.standardError.write(Data("\(text)\n".utf8))
             }
         }
+    }
+
+    /// User and system CPU time of the process so far, all threads, seconds.
+    static func cpuSeconds() -> Double {
+        var usage = rusage()
+        getrusage(RUSAGE_SELF.rawValue, &usage)
+        func seconds(_ t: timeval) -> Double { Double(t.tv_sec) + Double(t.tv_usec) / 1e6 }
+        return seconds(usage.ru_utime) + seconds(usage.ru_stime)
     }
 
     /// The process's resident memory now and at its peak, MB (Linux's /proc/self/status: VmRSS
