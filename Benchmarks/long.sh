@@ -13,12 +13,12 @@
 #
 # Environment: SEQUENCE (pingpong or loop), FRAMES (default 10000), MODES ("world planes"),
 #              SKIP_BUILD=1 (use the existing .build-bench binary).
-NAME=long
+SEQUENCE="${SEQUENCE:-pingpong}"
+NAME="long-$SEQUENCE"
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 FRAMES="${FRAMES:-10000}"
 MODES="${MODES:-world planes}"
-SEQUENCE="${SEQUENCE:-pingpong}"
 case "$SEQUENCE" in
     loop)
         seq="$GEN/room-loop-$FRAMES"
