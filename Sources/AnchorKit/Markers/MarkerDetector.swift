@@ -7,8 +7,19 @@ public struct MarkerDetection: Equatable, Sendable {
     public var corners: [SIMD2<Double>]
 }
 
-/// Parameters of OpenCV's ArUco detector that matter in practice.
+/// Parameters of the marker detectors (OpenCV's ArUco detector, AprilTag 3) that matter in practice.
 public struct MarkerDetectionParameters: Sendable, Equatable {
+    /// How AprilTag 3 (libapriltag) searches an image for the quads of `DICT_APRILTAG_*` tags.
+    public struct AprilTag: Sendable, Equatable {
+        /// Quads are searched for at 1 / `decimation` of the image's resolution (1, or 1.5...8):
+        /// faster, but tags under ~`12 * decimation` pixels a side are lost. Corners are refined at
+        /// full resolution whatever the decimation.
+        public var decimation = 1.0
+        /// libapriltag's worker threads (1...64).
+        public var threads = 1
+        public init() {}
+    }
+
     /// How corners are refined.
     public enum CornerRefinement: Int32, Sendable {
         /// OpenCV's corners as detected (pixel accuracy).
@@ -37,11 +48,16 @@ public struct MarkerDetectionParameters: Sendable, Equatable {
     /// Fraction of the dictionary's correctable bits that may be corrected (0 accepts exact
     /// codes only; OpenCV's `errorCorrectionRate`).
     public var errorCorrectionRate = 0.6
+    /// For the `DICT_APRILTAG_*` dictionaries, AprilTag 3 finds and decodes the markers (exact
+    /// codes only) and the corner refinement above follows; nil uses OpenCV's ArUco detector for
+    /// them too, as for the other dictionaries (it misses most tags under ~25 pixels a side).
+    public var aprilTag: AprilTag? = AprilTag()
 
     public init() {}
 }
 
-/// Finds the markers of one dictionary in images (a thin wrapper over OpenCV's ArUco detector).
+/// Finds the markers of one dictionary in images (a thin wrapper over OpenCV's ArUco detector, or
+/// AprilTag 3 for the AprilTag dictionaries).
 public final class MarkerDetector {
     /// The dictionary searched for.
     public let dictionary: MarkerDictionary
@@ -58,7 +74,15 @@ public final class MarkerDetector {
         p.polygonal_approx_accuracy_rate = parameters.polygonalApproximationRate
         p.error_correction_rate = parameters.errorCorrectionRate
         var out: OpaquePointer?
-        try NativeError.check(ak_marker_detector_create(dictionary.handle, &p, &out), "marker detector")
+        if let aprilTag = parameters.aprilTag, dictionary.isAprilTag {
+            var a = ak_apriltag_params()
+            ak_apriltag_params_default(&a)
+            a.quad_decimate = aprilTag.decimation
+            a.threads = Int32(clamping: aprilTag.threads)
+            try NativeError.check(ak_marker_detector_create_apriltag(dictionary.handle, &p, &a, &out), "AprilTag 3 detector")
+        } else {
+            try NativeError.check(ak_marker_detector_create(dictionary.handle, &p, &out), "marker detector")
+        }
         handle = out!
         buffer = Array(repeating: ak_marker_detection(), count: 64)
     }
