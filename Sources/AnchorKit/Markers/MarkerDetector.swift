@@ -11,11 +11,15 @@ public struct MarkerDetection: Equatable, Sendable {
 public struct MarkerDetectionParameters: Sendable, Equatable {
     /// How AprilTag 3 (libapriltag) searches an image for the quads of `DICT_APRILTAG_*` tags.
     public struct AprilTag: Sendable, Equatable {
-        /// Quads are searched for at 1 / `decimation` of the image's resolution (1, or 1.5...8):
-        /// faster, but tags under ~`12 * decimation` pixels a side are lost. Corners are refined at
-        /// full resolution whatever the decimation.
+        /// Quads are searched for at 1 / `decimation` of the image's resolution (1...8); corners are
+        /// refined at full resolution whatever it is. Default 1: on a real photo of 12 tags shrunk
+        /// to 15-18 px sides, 1 finds 11-12, 1.5 finds 1-9 and 2 finds 0-4 (AprilTagTests); 2 costs
+        /// a quarter of the time (5 against 21 ms on 640x480 alone; 70 against 35 frames/s for
+        /// `anchorkit track Datasets/markers-apriltag-far`).
         public var decimation = 1.0
-        /// libapriltag's worker threads (1...64).
+        /// libapriltag's worker threads (1...64). Default 1, the least CPU time: on 2 cores, 2
+        /// threads took 18 % less wall time for 12 % more CPU time (the tracker's other stages
+        /// already use every core).
         public var threads = 1
         public init() {}
     }
