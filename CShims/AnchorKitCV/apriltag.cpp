@@ -74,12 +74,7 @@ ak_status check_apriltag_params(const char *fn, const ak_apriltag_params &p) {
 ak_status make_apriltag_detector(const char *fn, const ak_dictionary *dictionary, const ak_apriltag_params *params,
                                  std::unique_ptr<ak_apriltag_detector> &out) {
     if (!dictionary || !dictionary->dict) return fail(AK_ERR_ARGUMENT, fn, "dictionary is NULL");
-    ak_apriltag_params p;
-    if (params) {
-        p = *params;
-    } else {
-        ak_apriltag_params_default(&p);
-    }
+    const ak_apriltag_params p = given_or_default(params, ak_apriltag_params_default);
     if (ak_status s = check_apriltag_params(fn, p)) return s;
     const Family *family = nullptr;
     for (const Family &f : kFamilies)
@@ -151,12 +146,7 @@ ak_status ak_apriltag_detect(ak_apriltag_detector *detector, const ak_image *ima
                              int capacity, int *count) {
     static const char *fn = "ak_apriltag_detect";
     return guarded(fn, [&]() -> ak_status {
-        if (count) *count = 0;
-        if (!count) return fail(AK_ERR_ARGUMENT, fn, "count is NULL");
-        if (!detector) return fail(AK_ERR_ARGUMENT, fn, "detector is NULL");
-        if (ak_status s = check_image(fn, image, "image")) return s;
-        if (capacity < 0) return fail(AK_ERR_ARGUMENT, fn, "capacity must be >= 0, got %d", capacity);
-        if (capacity > 0 && !detections) return fail(AK_ERR_ARGUMENT, fn, "detections is NULL but capacity is %d", capacity);
+        if (ak_status s = check_detect_arguments(fn, detector, image, detections, capacity, count)) return s;
         cv::Mat gray = image->mat;
         if (gray.channels() == 3) cv::cvtColor(image->mat, gray, cv::COLOR_BGR2GRAY);
         detect_apriltags(*detector, gray, detector->tags);

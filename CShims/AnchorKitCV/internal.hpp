@@ -178,6 +178,10 @@ ak_status guarded(const char *fn, Body &&body) noexcept {
 ak_status check_channels(const char *fn, int channels, bool alpha = false) noexcept;
 ak_status check_size(const char *fn, int width, int height) noexcept;  // > 0 and <= kMaxPixels
 ak_status check_image(const char *fn, const ak_image *image, const char *what, bool alpha = false) noexcept;
+// The arguments of a detect call (markers, tags): *count set to 0, a detector, an image, and room
+// for `capacity` results at `detections`.
+ak_status check_detect_arguments(const char *fn, const void *detector, const ak_image *image, const void *detections,
+                                 int capacity, int *count) noexcept;
 // A path that names an existing, readable regular file: AK_ERR_IO otherwise.
 ak_status check_readable_file(const char *fn, const char *path) noexcept;
 
@@ -200,6 +204,13 @@ int enum_value(const E &e) noexcept {
     std::underlying_type_t<E> v;
     std::memcpy(&v, &e, sizeof v);
     return static_cast<int>(v);
+}
+
+// The caller's parameters, or the defaults when it passed NULL.
+template <class Params> Params given_or_default(const Params *given, void (*defaults)(Params *)) {
+    Params p;
+    if (given) p = *given; else defaults(&p);
+    return p;
 }
 
 // True when all 9 entries of a row-major 3x3 matrix are finite.

@@ -327,12 +327,7 @@ ak_status ak_marker_detector_create(const ak_dictionary *dictionary, const ak_ma
         if (!out) return fail(AK_ERR_ARGUMENT, fn, "out is NULL");
         *out = nullptr;
         if (!dictionary || !dictionary->dict) return fail(AK_ERR_ARGUMENT, fn, "dictionary is NULL");
-        ak_marker_params p;
-        if (params) {
-            p = *params;
-        } else {
-            ak_marker_params_default(&p);
-        }
+        const ak_marker_params p = given_or_default(params, ak_marker_params_default);
         if (p.corner_refinement < AK_CORNER_REFINE_NONE || p.corner_refinement > AK_CORNER_REFINE_TEMPLATE)
             return fail(AK_ERR_ARGUMENT, fn, "unknown corner_refinement %d", static_cast<int>(p.corner_refinement));
         if (p.refinement_window < 1 || p.refinement_window > 100)
@@ -455,17 +450,6 @@ ak_status write_results(const char *fn, const ak_marker_detector &det, ak_marker
         }
     }
     *count = found;
-    return AK_OK;
-}
-
-ak_status check_detect_arguments(const char *fn, const ak_marker_detector *detector, const ak_image *image,
-                                 const ak_marker_detection *detections, int capacity, int *count) {
-    if (count) *count = 0;
-    if (!count) return fail(AK_ERR_ARGUMENT, fn, "count is NULL");
-    if (!detector) return fail(AK_ERR_ARGUMENT, fn, "detector is NULL");
-    if (ak_status s = check_image(fn, image, "image")) return s;
-    if (capacity < 0) return fail(AK_ERR_ARGUMENT, fn, "capacity must be >= 0, got %d", capacity);
-    if (capacity > 0 && !detections) return fail(AK_ERR_ARGUMENT, fn, "detections is NULL but capacity is %d", capacity);
     return AK_OK;
 }
 
