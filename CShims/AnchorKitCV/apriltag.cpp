@@ -41,7 +41,7 @@ constexpr Family kFamilies[] = {
 };
 
 // THE conversion from libapriltag's convention to AnchorKit's (OpenCV's), for every family above
-// (checked for every code of each, ConventionTests: OpenCV's marker images detected by AprilTag 3):
+// (checked for every code of each by detecting OpenCV's marker images; AprilTagTests keeps 40 per family):
 //  - ids: OpenCV's DICT_APRILTAG_<f> marker k is libapriltag's tag<f> code k turned by 180 degrees,
 //    so the ids agree;
 //  - corners: det->p[i] is the homography image of (-1,+1), (+1,+1), (+1,-1), (-1,-1) in
