@@ -24,9 +24,12 @@ let package = Package(
             name: "CJPEG", path: "CShims/CJPEG", pkgConfig: "libjpeg", providers: [.apt(["libjpeg-dev"])]),
         .systemLibrary(
             name: "CZlib", path: "CShims/CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
+        // AprilTag 3: quad detection and decoding for the DICT_APRILTAG_* dictionaries.
+        .systemLibrary(
+            name: "CAprilTag", path: "CShims/CAprilTag", pkgConfig: "apriltag", providers: [.apt(["libapriltag-dev"])]),
         // The thin C API over OpenCV: C++ inside, a plain C header at the boundary.
         .target(
-            name: "AnchorKitCV", dependencies: ["COpenCV", "CEigen", "CJPEG", "CZlib"], path: "CShims/AnchorKitCV"),
+            name: "AnchorKitCV", dependencies: ["COpenCV", "CEigen", "CJPEG", "CZlib", "CAprilTag"], path: "CShims/AnchorKitCV"),
         .target(name: "AnchorKit", dependencies: ["AnchorKitCV"], path: "Sources/AnchorKit"),
         .executableTarget(
             name: "anchorkit",

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs what AnchorKit needs on Debian (run as root, or with sudo available):
 # OpenCV 4.6 with contrib (aruco), Eigen, libjpeg and zlib (image checks), pkg-config, the photos the generator uses as
-# textures (opencv-doc), and the peer library of the marker benchmark (libapriltag-dev).
+# textures (opencv-doc), AprilTag 3 (libapriltag-dev: the detector of the AprilTag dictionaries), and GNU time.
 set -euo pipefail
 packages=(libopencv-dev libopencv-contrib-dev libeigen3-dev libjpeg-dev zlib1g-dev pkg-config opencv-doc libapriltag-dev time)
 missing=()

@@ -163,12 +163,7 @@ ak_status ak_features_detect(const ak_image *image, const ak_image *mask, const 
                 return fail(AK_ERR_ARGUMENT, fn, "mask is %dx%d but the image is %dx%d", mask->mat.cols, mask->mat.rows,
                             image->mat.cols, image->mat.rows);
         }
-        ak_orb_params p;
-        if (params) {
-            p = *params;
-        } else {
-            ak_orb_params_default(&p);
-        }
+        const ak_orb_params p = given_or_default(params, ak_orb_params_default);
         if (ak_status s = check_orb_params(fn, p)) return s;
 
         const bool grid = p.grid_columns > 0 && p.grid_rows > 0;

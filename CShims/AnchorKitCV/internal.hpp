@@ -4,6 +4,7 @@
 #ifndef ANCHORKIT_CV_INTERNAL_HPP
 #define ANCHORKIT_CV_INTERNAL_HPP
 
+#include "anchorkit_apriltag.h"
 #include "anchorkit_cv.h"
 
 #include <opencv2/aruco.hpp>
@@ -38,6 +39,7 @@ struct ak_image {
 
 struct ak_dictionary {
     cv::Ptr<cv::aruco::Dictionary> dict;
+    int predefined = -1;  // cv::aruco::PREDEFINED_DICTIONARY_NAME, or -1 for a custom dictionary
 };
 
 struct ak_marker_detector {
@@ -50,6 +52,9 @@ struct ak_marker_detector {
     std::vector<std::vector<cv::Point2f>> corners;  // reused outputs
     std::vector<int> ids;
     uint64_t last_serial = 0;  // image of the results above: a retry with more capacity reuses them
+    // Set for DICT_APRILTAG_* when AprilTag 3 finds the candidates instead of cv::aruco (apriltag.cpp).
+    std::unique_ptr<ak_apriltag_detector, void (*)(ak_apriltag_detector *)> apriltag{nullptr, ak_apriltag_detector_free};
+    std::vector<ak_apriltag_detection> tags;  // reused AprilTag 3 output
 };
 
 struct ak_video_reader {
@@ -173,6 +178,10 @@ ak_status guarded(const char *fn, Body &&body) noexcept {
 ak_status check_channels(const char *fn, int channels, bool alpha = false) noexcept;
 ak_status check_size(const char *fn, int width, int height) noexcept;  // > 0 and <= kMaxPixels
 ak_status check_image(const char *fn, const ak_image *image, const char *what, bool alpha = false) noexcept;
+// The arguments of a detect call (markers, tags): *count set to 0, a detector, an image, and room
+// for `capacity` results at `detections`.
+ak_status check_detect_arguments(const char *fn, const void *detector, const ak_image *image, const void *detections,
+                                 int capacity, int *count) noexcept;
 // A path that names an existing, readable regular file: AK_ERR_IO otherwise.
 ak_status check_readable_file(const char *fn, const char *path) noexcept;
 
@@ -195,6 +204,13 @@ int enum_value(const E &e) noexcept {
     std::underlying_type_t<E> v;
     std::memcpy(&v, &e, sizeof v);
     return static_cast<int>(v);
+}
+
+// The caller's parameters, or the defaults when it passed NULL.
+template <class Params> Params given_or_default(const Params *given, void (*defaults)(Params *)) {
+    Params p;
+    if (given) p = *given; else defaults(&p);
+    return p;
 }
 
 // True when all 9 entries of a row-major 3x3 matrix are finite.
@@ -236,6 +252,10 @@ HeaderCheck read_image_header(const char *path, ImageHeader &header);
 // False (with the problem written to `problem`) for a PNG with a missing chunk or a CRC error, or
 // a JPEG that is cut short or whose data libjpeg finds corrupt; true for other formats.
 bool image_file_is_whole(const char *path, const ImageHeader &header, char *problem, size_t capacity);
+
+// The tags AprilTag 3 finds in an 8-bit gray image, converted to AnchorKit's convention (see
+// anchorkit_apriltag.h), into `tags` (cleared first) (apriltag.cpp).
+void detect_apriltags(ak_apriltag_detector &detector, const cv::Mat &gray, std::vector<ak_apriltag_detection> &tags);
 
 // Wraps a Mat (made continuous) into a new handle with a fresh serial.
 ak_image *make_image(cv::Mat mat);

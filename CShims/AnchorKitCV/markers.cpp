@@ -228,6 +228,7 @@ ak_status ak_dictionary_predefined(int predefined_id, ak_dictionary **out) {
             return fail(AK_ERR_ARGUMENT, fn, "predefined dictionary id must be in 0...20, got %d", predefined_id);
         std::unique_ptr<ak_dictionary> d(new ak_dictionary);
         d->dict = cv::aruco::getPredefinedDictionary(predefined_id);
+        d->predefined = predefined_id;
         if (!d->dict || d->dict->bytesList.empty())
             return fail(AK_ERR_INTERNAL, fn, "OpenCV returned an empty dictionary for id %d", predefined_id);
         *out = d.release();
@@ -326,12 +327,7 @@ ak_status ak_marker_detector_create(const ak_dictionary *dictionary, const ak_ma
         if (!out) return fail(AK_ERR_ARGUMENT, fn, "out is NULL");
         *out = nullptr;
         if (!dictionary || !dictionary->dict) return fail(AK_ERR_ARGUMENT, fn, "dictionary is NULL");
-        ak_marker_params p;
-        if (params) {
-            p = *params;
-        } else {
-            ak_marker_params_default(&p);
-        }
+        const ak_marker_params p = given_or_default(params, ak_marker_params_default);
         if (p.corner_refinement < AK_CORNER_REFINE_NONE || p.corner_refinement > AK_CORNER_REFINE_TEMPLATE)
             return fail(AK_ERR_ARGUMENT, fn, "unknown corner_refinement %d", static_cast<int>(p.corner_refinement));
         if (p.refinement_window < 1 || p.refinement_window > 100)
@@ -393,6 +389,22 @@ void ak_marker_detector_free(ak_marker_detector *detector) { delete detector; }
 
 namespace {
 
+// The markers' ids and unrefined corners, into detector->corners / ids: from AprilTag 3 when the
+// detector has one (its DICT_APRILTAG_* detections, already in OpenCV's convention), else from
+// OpenCV's ArUco detector.
+void detect_candidates(ak_marker_detector &det, const cv::Mat &gray) {
+    if (!det.apriltag) {
+        cv::aruco::detectMarkers(gray, det.dict, det.corners, det.ids, det.params);
+        return;
+    }
+    detect_apriltags(*det.apriltag, gray, det.tags);
+    for (const ak_apriltag_detection &tag : det.tags) {
+        det.ids.push_back(tag.id);
+        det.corners.push_back({{tag.corners[0], tag.corners[1]}, {tag.corners[2], tag.corners[3]},
+                               {tag.corners[4], tag.corners[5]}, {tag.corners[6], tag.corners[7]}});
+    }
+}
+
 // Detects in the whole image, or in `region` upsampled by `scale`, then refines the corners on the
 // full-resolution image. Results stay in detector->corners / ids.
 void run_detection(ak_marker_detector &det, const ak_image &image, const cv::Rect *region, double scale) {
@@ -406,14 +418,14 @@ void run_detection(ak_marker_detector &det, const ak_image &image, const cv::Rec
     if (region) {
         cv::Mat zoomed;
         cv::resize((*gray)(*region), zoomed, cv::Size(), scale, scale, cv::INTER_LINEAR);
-        cv::aruco::detectMarkers(zoomed, det.dict, det.corners, det.ids, det.params);
+        detect_candidates(det, zoomed);
         // cv::resize maps pixel centres as x_zoomed = (x + 0.5) * scale - 0.5.
         for (std::vector<cv::Point2f> &quad : det.corners)
             for (cv::Point2f &c : quad)
                 c = cv::Point2f(static_cast<float>((c.x + 0.5) / scale - 0.5 + region->x),
                                 static_cast<float>((c.y + 0.5) / scale - 0.5 + region->y));
     } else {
-        cv::aruco::detectMarkers(*gray, det.dict, det.corners, det.ids, det.params);
+        detect_candidates(det, *gray);
     }
     if (det.subpix) refine_subpix(det, *gray);
     if (det.template_refinement) {
@@ -438,17 +450,6 @@ ak_status write_results(const char *fn, const ak_marker_detector &det, ak_marker
         }
     }
     *count = found;
-    return AK_OK;
-}
-
-ak_status check_detect_arguments(const char *fn, const ak_marker_detector *detector, const ak_image *image,
-                                 const ak_marker_detection *detections, int capacity, int *count) {
-    if (count) *count = 0;
-    if (!count) return fail(AK_ERR_ARGUMENT, fn, "count is NULL");
-    if (!detector) return fail(AK_ERR_ARGUMENT, fn, "detector is NULL");
-    if (ak_status s = check_image(fn, image, "image")) return s;
-    if (capacity < 0) return fail(AK_ERR_ARGUMENT, fn, "capacity must be >= 0, got %d", capacity);
-    if (capacity > 0 && !detections) return fail(AK_ERR_ARGUMENT, fn, "detections is NULL but capacity is %d", capacity);
     return AK_OK;
 }
 

@@ -96,6 +96,17 @@ ak_status check_image(const char *fn, const ak_image *image, const char *what, b
     return AK_OK;
 }
 
+ak_status check_detect_arguments(const char *fn, const void *detector, const ak_image *image, const void *detections,
+                                 int capacity, int *count) noexcept {
+    if (count) *count = 0;
+    if (!count) return fail(AK_ERR_ARGUMENT, fn, "count is NULL");
+    if (!detector) return fail(AK_ERR_ARGUMENT, fn, "detector is NULL");
+    if (ak_status s = check_image(fn, image, "image")) return s;
+    if (capacity < 0) return fail(AK_ERR_ARGUMENT, fn, "capacity must be >= 0, got %d", capacity);
+    if (capacity > 0 && !detections) return fail(AK_ERR_ARGUMENT, fn, "detections is NULL but capacity is %d", capacity);
+    return AK_OK;
+}
+
 ak_status check_readable_file(const char *fn, const char *path) noexcept {
     if (!path) return fail(AK_ERR_ARGUMENT, fn, "path is NULL");
     if (!*path) return fail(AK_ERR_ARGUMENT, fn, "path is empty");

@@ -49,13 +49,6 @@ struct Pose {
     Vec3 t = Vec3::Zero();
 };
 
-// The caller's parameters, or the defaults when it passed NULL.
-template <class Params> Params given_or_default(const Params *given, void (*defaults)(Params *)) {
-    Params p;
-    if (given) p = *given; else defaults(&p);
-    return p;
-}
-
 ak_status check_pinhole(const char *fn, const ak_pinhole *camera) noexcept {
     if (!camera) return fail(AK_ERR_ARGUMENT, fn, "camera is NULL");
     return akcv::check_pinhole(fn, camera->fx, camera->fy, camera->cx, camera->cy);

@@ -24,7 +24,13 @@ struct TrackingOptions: ParsableArguments {
     @Option(help: "Corner refinement: template (default, most accurate), subpixel, contour, apriltag or none (detect-every-frame mode: subpixel).")
     var cornerRefinement: String = "template"
 
-    @Option(help: "tracking (default) or detect-every-frame: the naive per-frame baseline (OpenCV's sub-pixel corners, no memory between frames) that benchmarks compare against.")
+    @Option(help: "AprilTag 3's quad decimation for DICT_APRILTAG_* markers: quads are searched for at 1/D of the resolution (1...8; default 1: tags down to ~12 px a side; 2 is faster but loses tags under ~25 px).")
+    var apriltagDecimate: Double?
+
+    @Option(help: "AprilTag 3's worker threads for DICT_APRILTAG_* markers (1...64, default 1).")
+    var apriltagThreads: Int?
+
+    @Option(help: "tracking (default) or detect-every-frame: the naive per-frame baseline (OpenCV's ArUco detector, AprilTag dictionaries included, and its sub-pixel corners; no memory between frames) that benchmarks compare against.")
     var mode: String = "tracking"
 
     @Option(help: "Frames per second, for videos without a rate or frame patterns (default 30).")
@@ -102,6 +108,8 @@ struct TrackingOptions: ParsableArguments {
             configuration.planeDetection = planeDetection ?? []
         }
         configuration.markerDetection.cornerRefinement = refinement
+        if let apriltagDecimate { configuration.markerDetection.aprilTag?.decimation = apriltagDecimate }
+        if let apriltagThreads { configuration.markerDetection.aprilTag?.threads = apriltagThreads }
         switch filter {
         case "kalman": break
         case "none":
@@ -116,6 +124,7 @@ struct TrackingOptions: ParsableArguments {
             configuration.imageTracking.detectEveryFrame = true
             configuration.imageTracking.filter = nil
             if cornerRefinement == "template" { configuration.markerDetection.cornerRefinement = .subpixel }
+            configuration.markerDetection.aprilTag = nil
         default: throw ValidationError("--mode must be tracking or detect-every-frame")
         }
         return (input, try Session(configuration: configuration))

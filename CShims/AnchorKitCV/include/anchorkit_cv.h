@@ -148,7 +148,9 @@ void ak_marker_params_default(ak_marker_params *params);
 
 typedef struct ak_marker_detector ak_marker_detector;
 
-/* The detector keeps its own reference to the dictionary's codes. */
+/* The detector keeps its own reference to the dictionary's codes. Its candidates come from OpenCV's
+ * ArUco stage; for the DICT_APRILTAG_* dictionaries, ak_marker_detector_create_apriltag
+ * (anchorkit_apriltag.h) makes one whose candidates come from AprilTag 3. */
 ak_status ak_marker_detector_create(const ak_dictionary *dictionary, const ak_marker_params *params,
                                     ak_marker_detector **out);
 void ak_marker_detector_free(ak_marker_detector *detector);
