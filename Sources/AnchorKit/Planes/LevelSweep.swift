@@ -51,16 +51,13 @@ struct LevelSweep {
     /// Least distance between the two cameras, metres: without baseline every plane looks alike.
     var minimumBaseline = 0.05
 
-    /// The points of this many sweeps are kept, the newest: a long video of one place would
-    /// otherwise pile up points of it (and plane-finding work) without end.
-    var maximumSweeps = 100
-
-    /// The points found so far (world, current unit), the newest pair's last.
-    private(set) var points: [SIMD3<Double>] = []
-    /// How many of ``points`` each sweep gave, oldest first.
-    private var sweepSizes: [Int] = []
+    /// The points found so far (world, current unit), the newest pair's last: those of the
+    /// newest 100 sweeps.
+    var points: [SIMD3<Double>] { found.elements }
+    private var found = NewestBatches<SIMD3<Double>>(capacity: 100)
     /// The centre of the camera that saw each of ``points`` (the newer view of its pair).
-    private var viewpoints: [SIMD3<Double>] = []
+    private var viewpoints: [SIMD3<Double>] { seenFrom.elements }
+    private var seenFrom = NewestBatches<SIMD3<Double>>(capacity: 100)
     /// How many of ``points`` the newest pair gave.
     private(set) var recentCount = 0
 
@@ -83,15 +80,9 @@ struct LevelSweep {
         // The sweep compares the newest view with the one `gap` back (the last pair).
         guard views.count == gap + 1, findingLevels, let pair = pairs.last else { return }
         let found = try sweep(pair, metresPerUnit: unit)
-        points += found
-        viewpoints += Array(repeating: pair.reference.transform.translation, count: found.count)
+        self.found.append(found)
+        seenFrom.append(Array(repeating: pair.reference.transform.translation, count: found.count))
         recentCount = found.count
-        sweepSizes.append(found.count)
-        if sweepSizes.count > maximumSweeps {
-            let oldest = sweepSizes.removeFirst()
-            points.removeFirst(oldest)
-            viewpoints.removeFirst(oldest)
-        }
     }
 
     /// ``points`` without those that lie on or behind one of `walls` (upright or slanted planes
@@ -123,8 +114,8 @@ struct LevelSweep {
 
     /// Multiplies every length by `factor` (the world became metric).
     mutating func rescale(by factor: Double) {
-        points = points.map { $0 * factor }
-        viewpoints = viewpoints.map { $0 * factor }
+        found.update { $0 * factor }
+        seenFrom.update { $0 * factor }
         latestPairs = []
         for i in views.indices { views[i].transform = views[i].transform.scaled(by: factor) }
     }

@@ -56,14 +56,10 @@ struct MapDensifier {
     var minParallax = 1.5
     /// Pairs kept waiting for ``densify(camera:)``.
     var capacity = 4
-    /// The points of this many pairs are kept, the newest: a long video of one place would
-    /// otherwise pile up points of it (and work for every user of the map) without end.
-    var maximumPairs = 100
-
-    /// The points found so far (OpenCV world, the odometry's current unit), oldest pair first.
-    private(set) var points: [SIMD3<Double>] = []
-    /// How many of ``points`` each pair gave, oldest first.
-    private var pairSizes: [Int] = []
+    /// The points found so far (OpenCV world, the odometry's current unit), oldest pair first:
+    /// those of the newest 100 pairs.
+    var points: [SIMD3<Double>] { found.elements }
+    private var found = NewestBatches<SIMD3<Double>>(capacity: 100)
     private var images: [KeyframeImage] = []
     private var pending: [Job] = []
 
@@ -86,7 +82,7 @@ struct MapDensifier {
 
     /// Multiplies every length by `factor` (the odometry's world became metric).
     mutating func rescale(by factor: Double) {
-        points = points.map { $0 * factor }
+        found.update { $0 * factor }
         for i in pending.indices {
             pending[i].first.pose = pending[i].first.pose.scaled(by: factor)
             pending[i].second.pose = pending[i].second.pose.scaled(by: factor)
@@ -97,12 +93,7 @@ struct MapDensifier {
     mutating func densify(camera: CameraIntrinsics) throws {
         let jobs = pending
         pending = []
-        for job in jobs {
-            let found = try densify(job, camera: camera)
-            points += found
-            pairSizes.append(found.count)
-            if pairSizes.count > maximumPairs { points.removeFirst(pairSizes.removeFirst()) }
-        }
+        for job in jobs { found.append(try densify(job, camera: camera)) }
     }
 
     private func densify(_ job: Job, camera: CameraIntrinsics) throws -> [SIMD3<Double>] {

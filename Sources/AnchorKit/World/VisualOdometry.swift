@@ -120,7 +120,7 @@ public final class VisualOdometry: WorldTracker {
         defer { previous = pyramid }
         let flow = try follow(into: pyramid)
 
-        var state: TrackingState
+        let state: TrackingState
         do {
             if keyframes.isEmpty {
                 if try initialise(frame: frame.index, gray: gray) {
