@@ -7,12 +7,17 @@ public struct Anchor: Equatable, Sendable {
         case image, marker, plane
     }
 
-    /// Stable id across frames: `marker/<dictionary>/<id>`, `image/<name>`, `plane/<n>`.
+    /// Stable id across frames: `marker/<dictionary>/<id>` (`.../<id>/<instance>` for a further
+    /// physical marker printing the same id, see ``markerIdentifier(dictionary:id:instance:)``),
+    /// `image/<name>`, `plane/<n>`.
     public var identifier: String
     /// The anchor's kind.
     public var kind: Kind
     /// The marker id (as text) or the reference image's name.
     public var name: String?
+    /// Markers only: which of the physical markers printing the same id this is (1, 2, ... in the
+    /// order they were first seen); nil for the first (instance 0), so single markers read as before.
+    public var instance: Int?
     /// True when the target was seen in this frame; false keeps its last pose.
     public var isTracked: Bool
     /// `world_from_anchor`. Image and marker anchors: origin at the target's centre, +x toward
@@ -45,11 +50,17 @@ public struct Anchor: Equatable, Sendable {
         self.transform = transform; self.extent = extent; self.corners = corners
         self.alignment = alignment; self.polygon = polygon; self.visible = visible; self.coverage = coverage
     }
+
+    /// The id of a marker anchor: `marker/<dictionary>/<id>` for instance 0 (the first physical
+    /// marker with that id), `marker/<dictionary>/<id>/<instance>` for the others.
+    public static func markerIdentifier(dictionary: String, id: Int, instance: Int = 0) -> String {
+        instance == 0 ? "marker/\(dictionary)/\(id)" : "marker/\(dictionary)/\(id)/\(instance)"
+    }
 }
 
 extension Anchor: Codable {
     enum CodingKeys: String, CodingKey {
-        case identifier = "id", kind = "type", name, isTracked = "tracked", transform, extent, corners
+        case identifier = "id", kind = "type", name, instance, isTracked = "tracked", transform, extent, corners
         case alignment, polygon, visible, coverage, isPlaced = "placed"
     }
 
@@ -58,6 +69,10 @@ extension Anchor: Codable {
         identifier = try c.decode(String.self, forKey: .identifier)
         kind = try c.decode(Kind.self, forKey: .kind)
         name = try c.decodeIfPresent(String.self, forKey: .name)
+        instance = try c.decodeIfPresent(Int.self, forKey: .instance)
+        if let instance, instance < 0 {
+            throw DecodingError.dataCorruptedError(forKey: .instance, in: c, debugDescription: "instance must be >= 0")
+        }
         isTracked = try c.decode(Bool.self, forKey: .isTracked)
         transform = try c.decodeTransform(forKey: .transform)
         let e = try c.decode([Double].self, forKey: .extent)
@@ -78,6 +93,7 @@ extension Anchor: Codable {
         try c.encode(identifier, forKey: .identifier)
         try c.encode(kind, forKey: .kind)
         try c.encodeIfPresent(name, forKey: .name)
+        try c.encodeIfPresent(instance, forKey: .instance)
         try c.encodeIfPresent(alignment, forKey: .alignment)
         try c.encode(isTracked, forKey: .isTracked)
         try c.encode(transform.columnMajor, forKey: .transform)

@@ -4,6 +4,8 @@ public struct TargetObservation: Sendable {
     public var identifier: String
     public var kind: Anchor.Kind
     public var name: String?
+    /// Markers: which physical marker of those printing the same id (nil for the first).
+    public var instance: Int?
     /// `arkitCamera_from_anchor`.
     public var cameraFromAnchor: Transform
     /// Physical size, metres (width along x, height along z).

@@ -96,6 +96,7 @@ public final class Session {
             seen.insert(o.identifier)
             var anchor = Anchor(identifier: o.identifier, kind: o.kind, name: o.name, isTracked: true,
                                 transform: worldFromAnchor, extent: o.extent, corners: o.corners)
+            anchor.instance = o.instance
             anchor.isPlaced = placed
             if let i = indexByIdentifier[o.identifier] {
                 anchors[i] = anchor

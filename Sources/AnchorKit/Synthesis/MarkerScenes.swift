@@ -29,7 +29,7 @@ public enum MarkerScenes {
         let texture = try dictionary.image(id: id, side: side, margin: margin)
         let paper = size * Double(side + 2 * margin) / Double(side)
         return ScenePlane(texture: texture, size: SIMD2(paper, paper), pose: { _ in pose },
-                          target: .init(identifier: "marker/\(dictionary.name)/\(id)", kind: .marker, name: String(id),
+                          target: .init(identifier: Anchor.markerIdentifier(dictionary: dictionary.name, id: id), kind: .marker, name: String(id),
                                         extent: SIMD2(size, size)))
     }
 

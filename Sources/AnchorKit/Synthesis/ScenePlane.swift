@@ -6,10 +6,12 @@
 public struct ScenePlane {
     /// What the plane carries that a tracker should report.
     public struct Target {
-        /// The anchor id (`marker/<dictionary>/<id>`, `image/<name>`).
+        /// The anchor id (`marker/<dictionary>/<id>[/<instance>]`, `image/<name>`).
         public var identifier: String
         public var kind: Anchor.Kind
         public var name: String
+        /// Markers: the instance among markers printing the same id (nil for the first).
+        public var instance: Int? = nil
         /// The target's size in metres (a marker's black square; it is centred on the plane).
         public var extent: SIMD2<Double>
     }

@@ -189,10 +189,12 @@ public struct SequenceSynthesizer {
                     }
                     visible = max(0, min(1, area / ConvexPolygon.area(corners)))
                 }
-                anchors.append(Anchor(
+                var anchor = Anchor(
                     identifier: target.identifier, kind: target.kind, name: target.name, isTracked: visible > 0,
                     transform: gtWorldFromScene * plane.pose(t), extent: target.extent,
-                    corners: visible > 0 ? corners : nil, visible: (visible * 1e4).rounded() / 1e4))
+                    corners: visible > 0 ? corners : nil, visible: (visible * 1e4).rounded() / 1e4)
+                anchor.instance = target.instance
+                anchors.append(anchor)
             }
             if let surface = plane.surface {
                 var coverage = 0.0
