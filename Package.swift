@@ -31,9 +31,10 @@ let package = Package(
         .target(
             name: "AnchorKitCV", dependencies: ["COpenCV", "CEigen", "CJPEG", "CZlib", "CAprilTag"], path: "CShims/AnchorKitCV"),
         .target(name: "AnchorKit", dependencies: ["AnchorKitCV"], path: "Sources/AnchorKit"),
+        // AnchorKitCV directly too: `bench marker-photos` calls libapriltag's raw detections as a peer.
         .executableTarget(
             name: "anchorkit",
-            dependencies: ["AnchorKit", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            dependencies: ["AnchorKit", "AnchorKitCV", .product(name: "ArgumentParser", package: "swift-argument-parser")],
             path: "Sources/anchorkit"),
         .testTarget(
             name: "AnchorKitTests", dependencies: ["AnchorKit", "anchorkit"], path: "Tests/AnchorKitTests",

@@ -6,7 +6,7 @@ struct BenchCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "bench",
         abstract: "Benchmarks on public data.",
-        subcommands: [OxfordBench.self, OverlayBench.self])
+        subcommands: [OxfordBench.self, OverlayBench.self, MarkerPhotoBench.self])
 }
 
 /// Reference-image detection on the Oxford affine-regions pairs: img1 of each sequence is the
