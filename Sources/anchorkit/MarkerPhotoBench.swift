@@ -117,9 +117,9 @@ struct PhotoSet {
 
 /// The photo sets, from the shared data sets' files.
 enum MarkerPhotoSets {
-    /// Shrink factors of the AprilTag sheet: its 45-76 px tags become 11-19 px at 1/4.
+    /// Shrink factors of the AprilTag sheet: down to tags of 10-20 px sides, where detectors part.
     static let aprilTagScales = [1, 2, 3, 4]
-    /// Shrink factors of the ArUco photos, whose markers are already 20-50 px: 7-17 px at 1/3.
+    /// Shrink factors of the ArUco photos, whose markers start smaller than the sheet's tags.
     static let arucoScales = [1, 2, 3]
 
     /// ViSP's sheet of 12 tag36h11 tags (real-apriltag-photo): the whole photo, and one crop per
@@ -160,8 +160,8 @@ enum MarkerPhotoSets {
     /// corner k ^ 1 (libapriltag's tag frame is OpenCV's marker turned 180 degrees, and its
     /// winding is the reverse). So OpenCV's corner k = (column, row) of point k ^ 1, minus 0.5.
     /// Checked against libapriltag's own detections through the shim, which converts them
-    /// independently (MarkerPhotoBenchTests: this mapping, and no other turn, winding or offset,
-    /// agrees within 0.1 px median).
+    /// independently (MarkerPhotoBenchTests: this mapping fits them, every other turn, winding or
+    /// pixel convention is off by more than half a pixel).
     static func vispCorners(file: String) throws -> [ReferenceMarker] {
         let text: String
         do { text = try String(contentsOfFile: file, encoding: .utf8) } catch {
@@ -633,10 +633,10 @@ struct MarkerPhotoReport: Encodable {
         lines.append("machine: \(cpus) CPUs; load average before \(loadBefore), after \(loadAfter)")
         let varied = (rows.map(\.variedPhotos)).reduce(0, +)
         if varied > 0 { lines.append("note: \(varied) tool-photo pairs gave other detections in a timed run than in the scored one") }
-        let context = rows.filter { $0.contextDetections > 0 }
+        let context = totals.filter { $0.contextDetections > 0 }
         if !context.isEmpty {
-            lines.append("neighbouring tags detected in crops (neither found nor false): "
-                         + context.map { "\($0.tool) \($0.set) \($0.contextDetections)" }.joined(separator: ", "))
+            lines.append("neighbouring tags detected in the crops, set aside (neither found nor false): "
+                         + context.map { "\($0.tool) \($0.contextDetections)" }.joined(separator: ", "))
         }
         if listingMisses {
             lines.append("")
