@@ -254,8 +254,10 @@ HeaderCheck read_image_header(const char *path, ImageHeader &header);
 bool image_file_is_whole(const char *path, const ImageHeader &header, char *problem, size_t capacity);
 
 // The tags AprilTag 3 finds in an 8-bit gray image, converted to AnchorKit's convention (see
-// anchorkit_apriltag.h), into `tags` (cleared first) (apriltag.cpp).
-void detect_apriltags(ak_apriltag_detector &detector, const cv::Mat &gray, std::vector<ak_apriltag_detection> &tags);
+// anchorkit_apriltag.h), into `tags` (cleared first), quads searched at 1 / `decimation` of the
+// resolution or the detector's own decimation if larger (apriltag.cpp).
+void detect_apriltags(ak_apriltag_detector &detector, const cv::Mat &gray, std::vector<ak_apriltag_detection> &tags,
+                      double decimation);
 
 // Wraps a Mat (made continuous) into a new handle with a fresh serial.
 ak_image *make_image(cv::Mat mat);

@@ -390,14 +390,14 @@ void ak_marker_detector_free(ak_marker_detector *detector) { delete detector; }
 namespace {
 
 // The markers' ids and unrefined corners, into detector->corners / ids: from AprilTag 3 when the
-// detector has one (its DICT_APRILTAG_* detections, already in OpenCV's convention), else from
-// OpenCV's ArUco detector.
-void detect_candidates(ak_marker_detector &det, const cv::Mat &gray) {
+// detector has one (quads searched at 1 / `decimation` of the resolution; its detections already in
+// OpenCV's convention), else from OpenCV's ArUco detector.
+void detect_candidates(ak_marker_detector &det, const cv::Mat &gray, double decimation) {
     if (!det.apriltag) {
         cv::aruco::detectMarkers(gray, det.dict, det.corners, det.ids, det.params);
         return;
     }
-    detect_apriltags(*det.apriltag, gray, det.tags);
+    detect_apriltags(*det.apriltag, gray, det.tags, decimation);
     for (const ak_apriltag_detection &tag : det.tags) {
         det.ids.push_back(tag.id);
         det.corners.push_back({{tag.corners[0], tag.corners[1]}, {tag.corners[2], tag.corners[3]},
@@ -405,8 +405,10 @@ void detect_candidates(ak_marker_detector &det, const cv::Mat &gray) {
     }
 }
 
-// Detects in the whole image, or in `region` upsampled by `scale`, then refines the corners on the
-// full-resolution image. Results stay in detector->corners / ids.
+// Detects in the whole image, or in `region` searched at `scale` times its resolution, then refines
+// the corners on the full-resolution image. Results stay in detector->corners / ids. A region is
+// upsampled for scale > 1; for scale < 1 AprilTag 3 searches it at full resolution with quads
+// decimated by 1 / scale (its edges are fitted at full resolution), OpenCV in an area-averaged copy.
 void run_detection(ak_marker_detector &det, const ak_image &image, const cv::Rect *region, double scale) {
     const cv::Mat *gray = &image.mat;
     if (image.mat.channels() == 3) {
@@ -415,17 +417,21 @@ void run_detection(ak_marker_detector &det, const ak_image &image, const cv::Rec
     }
     det.corners.clear();
     det.ids.clear();
-    if (region) {
-        cv::Mat zoomed;
-        cv::resize((*gray)(*region), zoomed, cv::Size(), scale, scale, cv::INTER_LINEAR);
-        detect_candidates(det, zoomed);
-        // cv::resize maps pixel centres as x_zoomed = (x + 0.5) * scale - 0.5.
+    if (!region) {
+        detect_candidates(det, *gray, 1);
+    } else if (scale < 1 && det.apriltag) {
+        detect_candidates(det, (*gray)(*region), 1 / scale);
+        for (std::vector<cv::Point2f> &quad : det.corners)
+            for (cv::Point2f &c : quad) c += cv::Point2f(static_cast<float>(region->x), static_cast<float>(region->y));
+    } else {
+        cv::Mat resampled;
+        cv::resize((*gray)(*region), resampled, cv::Size(), scale, scale, scale > 1 ? cv::INTER_LINEAR : cv::INTER_AREA);
+        detect_candidates(det, resampled, 1);
+        // cv::resize maps pixel centres as x_resampled = (x + 0.5) * scale - 0.5.
         for (std::vector<cv::Point2f> &quad : det.corners)
             for (cv::Point2f &c : quad)
                 c = cv::Point2f(static_cast<float>((c.x + 0.5) / scale - 0.5 + region->x),
                                 static_cast<float>((c.y + 0.5) / scale - 0.5 + region->y));
-    } else {
-        detect_candidates(det, *gray);
     }
     if (det.subpix) refine_subpix(det, *gray);
     if (det.template_refinement) {
@@ -479,7 +485,7 @@ ak_status ak_marker_detector_detect_region(ak_marker_detector *detector, const a
     static const char *fn = "ak_marker_detector_detect_region";
     return guarded(fn, [&]() -> ak_status {
         if (ak_status s = check_detect_arguments(fn, detector, image, detections, capacity, count)) return s;
-        if (!(scale >= 1 && scale <= 8)) return fail(AK_ERR_ARGUMENT, fn, "scale must be in 1...8, got %g", scale);
+        if (!(scale >= 0.125 && scale <= 8)) return fail(AK_ERR_ARGUMENT, fn, "scale must be in 0.125...8, got %g", scale);
         const cv::Rect region = cv::Rect(x, y, width, height) & cv::Rect(0, 0, image->mat.cols, image->mat.rows);
         detector->last_serial = 0;  // the cached results are no longer the full frame's
         if (region.width < 8 || region.height < 8) return AK_OK;

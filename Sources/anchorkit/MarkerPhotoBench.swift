@@ -384,11 +384,11 @@ final class AprilTagPeerTool: MarkerBenchTool {
 
     deinit { detectors.values.forEach { ak_apriltag_detector_free($0) } }
 
-    func accepts(_ dictionary: MarkerDictionary) -> Bool { dictionary.isAprilTag }
+    func accepts(_ dictionary: MarkerDictionary) -> Bool { dictionary.name.hasPrefix("DICT_APRILTAG_") }
 
     private func detector(for dictionary: MarkerDictionary) throws -> OpaquePointer {
         if let d = detectors[dictionary.name] { return d }
-        guard dictionary.isAprilTag, let predefined = MarkerDictionary.predefinedNames.firstIndex(of: dictionary.name) else {
+        guard dictionary.name.hasPrefix("DICT_APRILTAG_"), let predefined = MarkerDictionary.predefinedNames.firstIndex(of: dictionary.name) else {
             throw MarkerError("\(name): no libapriltag family for \(dictionary.name)")
         }
         var native: OpaquePointer?

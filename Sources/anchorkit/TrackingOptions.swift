@@ -24,10 +24,13 @@ struct TrackingOptions: ParsableArguments {
     @Option(help: "Corner refinement: template (default, most accurate), subpixel, contour, apriltag or none (detect-every-frame mode: subpixel).")
     var cornerRefinement: String = "template"
 
-    @Option(help: "AprilTag 3's quad decimation for DICT_APRILTAG_* markers: quads are searched for at 1/D of the resolution (1...8; default 1: tags down to ~12 px a side; 2 is faster but loses tags under ~25 px).")
+    @Option(help: "What finds marker candidates: apriltag3 (default: AprilTag 3's quad detection, for ArUco dictionaries of up to 8x8 bits too) or opencv (OpenCV 4.6's ArUco stage).")
+    var markerCandidates = "apriltag3"
+
+    @Option(help: "AprilTag 3's quad decimation: quads are searched for at 1/D of the resolution (1, 1.5 or a whole number up to 8; default 1: tags down to ~12 px a side; 2 is faster but loses tags under ~25 px).")
     var apriltagDecimate: Double?
 
-    @Option(help: "AprilTag 3's worker threads for DICT_APRILTAG_* markers (1...64, default 1).")
+    @Option(help: "AprilTag 3's worker threads (1...64, default 1).")
     var apriltagThreads: Int?
 
     @Option(help: "tracking (default) or detect-every-frame: the naive per-frame baseline (OpenCV's ArUco detector, AprilTag dictionaries included, and its sub-pixel corners; no memory between frames) that benchmarks compare against.")
@@ -108,6 +111,11 @@ struct TrackingOptions: ParsableArguments {
             configuration.planeDetection = planeDetection ?? []
         }
         configuration.markerDetection.cornerRefinement = refinement
+        switch markerCandidates {
+        case "apriltag3": break
+        case "opencv": configuration.markerDetection.aprilTag = nil
+        default: throw ValidationError("--marker-candidates must be apriltag3 or opencv")
+        }
         if let apriltagDecimate { configuration.markerDetection.aprilTag?.decimation = apriltagDecimate }
         if let apriltagThreads { configuration.markerDetection.aprilTag?.threads = apriltagThreads }
         switch filter {

@@ -18,8 +18,9 @@ extern "C" {
 #endif
 
 typedef struct {
-    /* The image is searched for quads at 1 / quad_decimate of its resolution (1, or 1.5 ... 8;
-     * libapriltag's quad_decimate); refined edges bring the corners back to full resolution. */
+    /* The image is searched for quads at 1 / quad_decimate of its resolution (1, 1.5 or a whole
+     * number up to 8: libapriltag's quad_decimate, which misplaces quads at other values); refined
+     * edges bring the corners back to full resolution. */
     double quad_decimate;
     /* libapriltag's worker threads (1 ... 64). */
     int threads;

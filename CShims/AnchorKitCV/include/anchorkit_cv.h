@@ -165,10 +165,11 @@ typedef struct {
 ak_status ak_marker_detector_detect(ak_marker_detector *detector, const ak_image *image,
                                     ak_marker_detection *detections, int capacity, int *count);
 
-/* Detects markers inside the region (x, y, width, height px; clipped to the image) after
- * upsampling it by `scale` (1...8): finds markers too small for a full-frame pass, e.g. where a
- * tracker expects one. Corners are refined on the full-resolution image and returned in its
- * pixels. Same output convention as ak_marker_detector_detect. */
+/* Detects markers inside the region (x, y, width, height px; clipped to the image) searched at
+ * `scale` times its resolution (0.125...8): upsampled, it finds markers too small for a
+ * full-frame pass where a tracker expects one; decimated, large markers at a fraction of the cost.
+ * Corners are refined on the full-resolution image and returned in its pixels. Same output
+ * convention as ak_marker_detector_detect. */
 ak_status ak_marker_detector_detect_region(ak_marker_detector *detector, const ak_image *image, int x, int y,
                                            int width, int height, double scale, ak_marker_detection *detections,
                                            int capacity, int *count);

@@ -11,7 +11,7 @@ public struct MarkerDetection: Equatable, Sendable {
 public struct MarkerDetectionParameters: Sendable, Equatable {
     /// How AprilTag 3 (libapriltag) searches an image for the quads of `DICT_APRILTAG_*` tags.
     public struct AprilTag: Sendable, Equatable {
-        /// Quads are searched for at 1 / `decimation` of the image's resolution (1...8); corners are
+        /// Quads are searched for at 1 / `decimation` of the image's resolution (1, 1.5 or a whole number up to 8); corners are
         /// refined at full resolution whatever it is. Default 1: on a real photo of 12 tags shrunk
         /// to 15-18 px sides, 1 finds 11-12, 1.5 finds 1-9 and 2 finds 0-4 (AprilTagTests); 2 costs
         /// a quarter of the time (5 against 21 ms on 640x480 alone; 70 against 35 frames/s for
@@ -21,6 +21,10 @@ public struct MarkerDetectionParameters: Sendable, Equatable {
         /// threads took 18 % less wall time for 12 % more CPU time (the tracker's other stages
         /// already use every core).
         public var threads = 1
+        /// Codes up to this many bits from a valid one are corrected (0...2).
+        public var correctedBits = 0
+        /// The most bits per side a code can have for AprilTag 3 to decode it (its codes are 64-bit).
+        public static let largestCode = 8
         public init() {}
     }
 
@@ -78,11 +82,12 @@ public final class MarkerDetector {
         p.polygonal_approx_accuracy_rate = parameters.polygonalApproximationRate
         p.error_correction_rate = parameters.errorCorrectionRate
         var out: OpaquePointer?
-        if let aprilTag = parameters.aprilTag, dictionary.isAprilTag {
+        if let aprilTag = parameters.aprilTag, dictionary.bits <= MarkerDetectionParameters.AprilTag.largestCode {
             var a = ak_apriltag_params()
             ak_apriltag_params_default(&a)
             a.quad_decimate = aprilTag.decimation
             a.threads = Int32(clamping: aprilTag.threads)
+            a.max_hamming = Int32(clamping: aprilTag.correctedBits)
             try NativeError.check(ak_marker_detector_create_apriltag(dictionary.handle, &p, &a, &out), "AprilTag 3 detector")
         } else {
             try NativeError.check(ak_marker_detector_create(dictionary.handle, &p, &out), "marker detector")
@@ -98,9 +103,10 @@ public final class MarkerDetector {
         try collect { ak_marker_detector_detect(handle, image.handle, &$0, $1, &$2) }
     }
 
-    /// The markers inside `region` (pixels, clipped to the image) after upsampling it by `scale`
-    /// (1...8): finds markers too small for a full-frame pass where one is expected. Corners are
-    /// refined at full resolution and given in the image's pixels.
+    /// The markers inside `region` (pixels, clipped to the image) searched at `scale` times its
+    /// resolution (0.125...8): upsampled, it finds markers too small for a full-frame pass where
+    /// one is expected; decimated, large markers at a fraction of the cost. Corners are refined at
+    /// full resolution and given in the image's pixels.
     public func detect(in image: Image, region: (x: Int, y: Int, width: Int, height: Int), scale: Double) throws -> [MarkerDetection] {
         try collect {
             ak_marker_detector_detect_region(handle, image.handle, Int32(region.x), Int32(region.y), Int32(region.width),

@@ -21,8 +21,6 @@ public final class MarkerDictionary: @unchecked Sendable {
     public let count: Int
     /// Bits per side of the code, without the black border.
     public let bits: Int
-    /// True for OpenCV's predefined AprilTag dictionaries (`DICT_APRILTAG_*`), which AprilTag 3 can detect.
-    public let isAprilTag: Bool
 
     /// A predefined dictionary by OpenCV's name (e.g. `DICT_4X4_50`, `DICT_APRILTAG_36h11`).
     public convenience init(named name: String) throws {
@@ -31,7 +29,7 @@ public final class MarkerDictionary: @unchecked Sendable {
         }
         var out: OpaquePointer?
         try NativeError.check(ak_dictionary_predefined(Int32(id), &out), name)
-        self.init(taking: out!, name: name, isAprilTag: name.hasPrefix("DICT_APRILTAG_"))
+        self.init(taking: out!, name: name)
     }
 
     /// A custom dictionary from an OpenCV YAML file (`nmarkers`, `markersize`, `marker_<i>`).
@@ -41,8 +39,7 @@ public final class MarkerDictionary: @unchecked Sendable {
             throw InputError(path, native: e)
         }
         let base = path.split(separator: "/").last.map(String.init) ?? path
-        self.init(taking: out!, name: name ?? base.replacingOccurrences(of: ".yml", with: "").replacingOccurrences(of: ".yaml", with: ""),
-                  isAprilTag: false)
+        self.init(taking: out!, name: name ?? base.replacingOccurrences(of: ".yml", with: "").replacingOccurrences(of: ".yaml", with: ""))
     }
 
     /// A predefined dictionary by name, or a custom one when `name` is a path to an OpenCV YAML
@@ -52,10 +49,9 @@ public final class MarkerDictionary: @unchecked Sendable {
         return try MarkerDictionary(named: name)
     }
 
-    private init(taking handle: OpaquePointer, name: String, isAprilTag: Bool) {
+    private init(taking handle: OpaquePointer, name: String) {
         self.handle = handle
         self.name = name
-        self.isAprilTag = isAprilTag
         var n: Int32 = 0, b: Int32 = 0
         ak_dictionary_info(handle, &n, &b)
         count = Int(n); bits = Int(b)

@@ -1,12 +1,17 @@
 /// Tracks printed square markers (ArUco and AprilTag families) with metric 6-DoF poses.
 ///
-/// Per frame: one detection pass per dictionary (plus an upsampled search around recently seen
-/// markers that the pass missed), refined corners, and both IPPE_SQUARE pose hypotheses per
-/// marker. A likelihood-ratio test on the two hypotheses' reprojection errors says when a frame
-/// is decisive; each marker's ``PlanarPoseTrack`` follows both hypotheses over time, weighted by
-/// their covariances, and reports the one the evidence favours (with a weak prior toward the
-/// orientation of the frame's decisive markers). With `parameters.filter = nil` each frame
-/// stands alone. The reported corners are the detected ones.
+/// Search: a full-frame pass per dictionary every ``Parameters/fullSearchInterval`` frames (and
+/// whenever a followed marker is lost); in between, each recently seen marker is searched for in a
+/// region around its predicted corners, resampled to a working size, plus a coarse full-frame pass
+/// for large newcomers. Several markers may print the same id: ``MarkerInstances`` tells them apart
+/// and numbers them (anchor ids `marker/<dictionary>/<id>/<instance>` after the first).
+///
+/// Pose: refined corners, and both IPPE_SQUARE hypotheses per marker. A likelihood-ratio test on
+/// the two hypotheses' reprojection errors says when a frame is decisive; each marker's
+/// ``PlanarPoseTrack`` follows both hypotheses over time, weighted by their covariances, and
+/// reports the one the evidence favours (with a weak prior toward the orientation of the frame's
+/// decisive markers). With `parameters.filter = nil` each frame stands alone. The reported corners
+/// are the detected ones.
 public final class MarkerTracker: AnchorTracker {
     /// Tuning of the ambiguity resolution.
     public struct Parameters: Sendable {
@@ -25,12 +30,25 @@ public final class MarkerTracker: AnchorTracker {
         /// Noise of detected corners, pixels (the floor of the per-marker estimate); nil takes
         /// the noise measured for the corner refinement in use (``MarkerTracker/cornerNoise(for:)``).
         public var cornerSigma: Double?
-        /// A marker seen within this many frames but missed by the full-frame pass is searched for
-        /// again around its last corners, upsampled so that it is at least
-        /// `recoverySidePixels` wide (small, distant markers drop out of single passes now and
-        /// then). 0 disables the search.
+        /// A marker seen within this many frames is followed in a region around its predicted
+        /// corners, resampled so that it is about `regionSidePixels` wide (upsampled when small:
+        /// small, distant markers drop out of full-frame passes now and then; decimated when
+        /// large). 0: no regions, a full-frame pass every frame.
         public var recoveryFrames = 3
-        public var recoverySidePixels = 48.0
+        public var regionSidePixels = 48.0
+        /// A full-frame pass runs every this many frames, and whenever a followed marker was not
+        /// found in its region or none is followed; in between, only the regions (and the coarse
+        /// pass below). 1: every frame. Markers that appear between passes, too small for the
+        /// coarse pass, are found up to this many frames late.
+        public var fullSearchInterval = 8
+        /// Between full-frame passes, the whole frame is also searched at 1 / this resolution for
+        /// new markers large enough (a quarter of the resolution finds ~40 px ones); nil: not at all.
+        public var coarseSearchDecimation: Double? = 4
+        /// An instance of an id unseen for this many frames gives its number to the next marker
+        /// with that id found away from every instance (see ``MarkerInstances``).
+        public var instanceMemoryFrames = 2
+        /// Every frame on its own (still photos): state is cleared before each.
+        public var independentFrames = false
         /// Temporal pose filter; nil reports each frame's own estimate.
         public var filter: PoseFilter.Parameters? = PoseFilter.Parameters()
         public init() {}
@@ -44,6 +62,20 @@ public final class MarkerTracker: AnchorTracker {
             p.confirmationFrames = 1
             p.recoveryFrames = 0
             p.filter = nil
+            return p
+        }
+
+        /// Still photos: every detection of each frame, nothing carried between frames (no
+        /// confirmation, regions or filtering); both pose hypotheses are weighed within the frame.
+        public static var stills: Parameters {
+            var p = Parameters()
+            p.memoryFrames = 0
+            p.confirmationFrames = 1
+            p.recoveryFrames = 0
+            p.fullSearchInterval = 1
+            p.coarseSearchDecimation = nil
+            p.filter = nil
+            p.independentFrames = true
             return p
         }
     }
@@ -60,8 +92,11 @@ public final class MarkerTracker: AnchorTracker {
     private let cornerSigma: Double
     /// Per marker: its pose track (the filters of its live hypotheses).
     private var tracks: [String: PlanarPoseTrack] = [:]
-    /// Per marker: the last frame it was seen in and its corners there.
-    private var lastSeen: [String: (frame: Int, id: Int, corners: [SIMD2<Double>])] = [:]
+    /// Which physical marker each detection is, and where each was last seen.
+    private var instances: MarkerInstances
+    /// The last frame searched in full, and whether the next must be (a followed marker was lost).
+    private var lastFullSearch: Int?
+    private var fullSearchDue = false
     /// Ids detected but not yet confirmed: consecutive detections so far and the last frame.
     private var candidates: [String: (count: Int, frame: Int)] = [:]
     private var confirmed = Set<String>()
@@ -87,6 +122,7 @@ public final class MarkerTracker: AnchorTracker {
         }
         self.camera = camera
         self.parameters = parameters
+        instances = MarkerInstances(memoryFrames: parameters.instanceMemoryFrames)
         cornerSigma = parameters.cornerSigma ?? Self.cornerNoise(for: detection.cornerRefinement)
     }
 
@@ -102,53 +138,95 @@ public final class MarkerTracker: AnchorTracker {
     }
 
     public func observe(_ frame: Frame) throws -> [TargetObservation] {
+        if parameters.independentFrames {
+            tracks.removeAll(); instances.removeAll(); candidates.removeAll(); confirmed.removeAll()
+        }
+        let full = isFullSearch(frame.index)
+        var lost = false
         var observations: [TargetObservation] = []
         for family in families {
-            var detections = try family.detector.detect(in: frame.image)
-            detections += try recover(missing: detections, family: family, frame: frame)
+            let (found, missed) = try search(family, in: frame, full: full)
+            lost = lost || missed
             // Group by physical size: one batched pose call per size.
-            var bySize: [Double: [MarkerDetection]] = [:]
-            for d in detections {
-                guard let set = family.sets.first(where: { $0.accepts(d.id) }) else { continue }
-                bySize[set.size, default: []].append(d)
+            var bySize: [Double: [(key: MarkerInstances.Key, detection: MarkerDetection)]] = [:]
+            for f in found {
+                guard let set = family.sets.first(where: { $0.accepts(f.detection.id) }) else { continue }
+                bySize[set.size, default: []].append(f)
             }
             for (size, group) in bySize.sorted(by: { $0.key < $1.key }) {
-                let hypotheses = try PlanarPoseSolver.solveSquares(corners: group.map(\.corners), side: size, camera: camera)
-                let identifiers = group.map { "marker/\(family.detector.dictionary.name)/\($0.id)" }
+                let hypotheses = try PlanarPoseSolver.solveSquares(corners: group.map(\.detection.corners), side: size, camera: camera)
+                let identifiers = group.map(\.key.identifier)
                 let poses = resolve(hypotheses, side: size, identifiers: identifiers, frame: frame)
-                for (i, d) in group.enumerated() {
+                for (i, (key, d)) in group.enumerated() {
                     guard let pose = poses[i] else { continue }
                     let trusted = family.sets.first { $0.accepts(d.id) }?.ids != nil
                     guard trusted || isConfirmed(identifiers[i], frame: frame.index) else { continue }
-                    lastSeen[identifiers[i]] = (frame.index, d.id, d.corners)
                     observations.append(TargetObservation(
-                        identifier: identifiers[i], kind: .marker, name: String(d.id), cameraFromAnchor: pose,
+                        identifier: identifiers[i], kind: .marker, name: String(d.id),
+                        instance: key.instance == 0 ? nil : key.instance, cameraFromAnchor: pose,
                         extent: SIMD2(size, size), corners: d.corners))
                 }
             }
         }
+        if full { lastFullSearch = frame.index }
+        fullSearchDue = lost
         return observations.sorted { $0.identifier < $1.identifier }
     }
 
-    /// Searches again, in an upsampled region around its last corners, for each recently seen
-    /// marker of `family` that the full-frame pass missed.
-    private func recover(missing detections: [MarkerDetection], family: Family, frame: Frame) throws -> [MarkerDetection] {
-        guard parameters.recoveryFrames > 0 else { return [] }
-        let prefix = "marker/\(family.detector.dictionary.name)/"
-        let found = Set(detections.map(\.id))
-        var recovered: [MarkerDetection] = []
-        for (identifier, seen) in lastSeen.sorted(by: { $0.key < $1.key })
-        where identifier.hasPrefix(prefix) && !found.contains(seen.id) && frame.index - seen.frame <= parameters.recoveryFrames {
-            let xs = seen.corners.map(\.x), ys = seen.corners.map(\.y)
-            let side = max(xs.max()! - xs.min()!, ys.max()! - ys.min()!)
-            let pad = 0.5 * side + 8
-            let region = (x: Int((xs.min()! - pad).rounded(.down)), y: Int((ys.min()! - pad).rounded(.down)),
-                          width: Int((side + 2 * pad).rounded(.up)), height: Int((side + 2 * pad).rounded(.up)))
-            let scale = min(8, max(1, parameters.recoverySidePixels / max(side, 1)))
-            recovered += try family.detector.detect(in: frame.image, region: region, scale: scale).filter { $0.id == seen.id }.prefix(1)
-        }
-        return recovered
+    /// Whether `frame` gets a full-frame pass (see ``Parameters/fullSearchInterval``).
+    private func isFullSearch(_ frame: Int) -> Bool {
+        guard let last = lastFullSearch, parameters.recoveryFrames > 0 else { return true }
+        return fullSearchDue || frame - last >= parameters.fullSearchInterval
+            || !instances.anyRecent(before: frame, within: parameters.recoveryFrames)
     }
+
+    /// The markers of `family` in `frame`, each with its instance: from a full-frame (or coarse)
+    /// pass, then from a region around each recently seen instance that the pass missed; `lost`
+    /// when one of those regions came back empty.
+    private func search(_ family: Family, in frame: Frame, full: Bool) throws
+        -> (found: [(key: MarkerInstances.Key, detection: MarkerDetection)], lost: Bool) {
+        let detector = family.detector, name = detector.dictionary.name
+        var detections: [MarkerDetection] = []
+        if full {
+            detections = try detector.detect(in: frame.image)
+        } else if let decimation = parameters.coarseSearchDecimation {
+            detections = try detector.detect(in: frame.image, region: (0, 0, frame.image.width, frame.image.height),
+                                             scale: 1 / decimation)
+        }
+        detections = detections.filter { d in family.sets.contains { $0.accepts(d.id) } }
+        var found = Array(zip(instances.assign(detections, dictionary: name, frame: frame.index), detections))
+            .map { (key: $0.0, detection: $0.1) }
+        var lost = false
+        if parameters.recoveryFrames > 0 {
+            var taken = Set(found.map(\.key))
+            for key in instances.recent(in: name, before: frame.index, within: parameters.recoveryFrames) where !taken.contains(key) {
+                let sighting = instances.sightings[key]!
+                let predicted = sighting.predictedCorners(at: frame.index)
+                let xs = predicted.map(\.x), ys = predicted.map(\.y)
+                let side = sighting.side
+                let pad = 0.5 * side + 8 + 2 * length(sighting.velocity)
+                let region = (x: Int((xs.min()! - pad).rounded(.down)), y: Int((ys.min()! - pad).rounded(.down)),
+                              width: Int((xs.max()! - xs.min()! + 2 * pad).rounded(.up)),
+                              height: Int((ys.max()! - ys.min()! + 2 * pad).rounded(.up)))
+                let scale = min(8, max(0.125, parameters.regionSidePixels / max(side, 1)))
+                // Not a marker already placed: two instances side by side share a region.
+                let best = try detector.detect(in: frame.image, region: region, scale: scale)
+                    .filter { d in d.id == key.id && !found.contains { $0.detection.id == d.id && length(Self.centre(d) - Self.centre($0.detection)) < 0.5 * side } }
+                    .compactMap { d in instances.gateDistance(of: d.corners, to: key, at: frame.index).map { (d, $0) } }
+                    .min { $0.1 < $1.1 }
+                if let (d, _) = best {
+                    found.append((key, d))
+                    taken.insert(key)
+                } else {
+                    lost = true
+                }
+            }
+        }
+        for f in found { instances.record(f.key, corners: f.detection.corners, frame: frame.index) }
+        return (found, lost)
+    }
+
+    private static func centre(_ d: MarkerDetection) -> SIMD2<Double> { d.corners.reduce(.zero, +) / 4 }
 
     /// Counts consecutive detections of a not-yet-reported id; true once it has enough.
     private func isConfirmed(_ identifier: String, frame: Int) -> Bool {
