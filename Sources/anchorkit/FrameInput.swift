@@ -14,6 +14,11 @@ struct FrameInput {
     let firstFrame: Frame?
     /// The sequence's gravity file (resolved), if it names one.
     let gravityPath: String?
+    /// The photo of each frame, when the input is photos (a photo, or a folder of photos without
+    /// sequence.json).
+    let photos: [String]?
+    /// Whether the input has a single frame.
+    let isOneFrame: Bool
 
     init(input: String, cameraPath: String?, markerArguments: [String], imageArguments: [String], fps: Double?) throws {
         let fm = FileManager.default
@@ -25,7 +30,14 @@ struct FrameInput {
         var gravity: String?
         var folder = FileManager.default.currentDirectoryPath
         let source: FrameSource
-        if exists && isDirectory.boolValue {
+        var photos: [String]?
+        if exists && isDirectory.boolValue && !fm.fileExists(atPath: input + "/sequence.json") {
+            let still = try StillImageSource(folder: input)
+            (source, photos) = (still, still.paths)
+        } else if exists && !isDirectory.boolValue && StillImageSource.isPhoto(input) {
+            let still = try StillImageSource(paths: [input])
+            (source, photos) = (still, still.paths)
+        } else if exists && isDirectory.boolValue {
             let sequence = try RecordedSequence(folder: input)
             source = try sequence.openFrames()
             sequenceCamera = sequence.description.camera
@@ -41,6 +53,8 @@ struct FrameInput {
             throw InputError(input, "no such file or folder")
         }
         gravityPath = gravity
+        self.photos = photos
+        isOneFrame = source.expectedFrameCount == 1
         // Decoding overlaps tracking (and the set-up below) from here on.
         self.source = PrefetchingFrameSource(source)
         let first = try self.source.nextFrame()

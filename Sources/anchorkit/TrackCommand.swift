@@ -32,11 +32,15 @@ struct TrackCommand: ParsableCommand {
             let progress = ProgressLine("track", quiet: quiet)
             var frames = 0, observations = 0, anchors = 0, normal = 0, planesFound = 0
             var scale: WorldScale?
+            var neverFound = NeverFound(markers: session.configuration.markers,
+                                        imageNames: session.configuration.referenceImages?.images.map(\.name) ?? [])
             var next = input.firstFrame
             while let frame = next {
                 if let after = tracking.freezePlanesAfter, frame.time >= after { session.isRefiningPlanes = false }
-                let update = try session.process(frame)
+                var update = try session.process(frame)
+                update.imageFile = input.photos?[frame.index]
                 try writer.write(update)
+                neverFound.record(update)
                 frames += 1
                 anchors = update.anchors.count
                 planesFound = update.anchors.filter { $0.kind == .plane }.count
@@ -54,6 +58,7 @@ struct TrackCommand: ParsableCommand {
             let planeCount = planesOn ? "\(planesFound) planes, " : ""
             print("track: \(frames) frames, \(camera)\(planeCount)\(anchors - planesFound) anchors, \(observations) tracked observations, "
                   + String(format: "%.1f frames/s (start-up %.2f s)", rate, startUp) + " -> \(output)")
+            if let missing = neverFound.summary { print("track: never found: \(missing)") }
         }
     }
 }

@@ -36,6 +36,9 @@ struct TrackingOptions: ParsableArguments {
     @Option(help: "tracking (default) or detect-every-frame: the naive per-frame baseline (OpenCV's ArUco detector, AprilTag dictionaries included, and its sub-pixel corners; no memory between frames) that benchmarks compare against.")
     var mode: String = "tracking"
 
+    @Flag(help: "Every frame is an unrelated photo: all its detections, none carried between frames (automatic for a photo, a folder of photos or a one-frame input).")
+    var stills = false
+
     @Option(help: "Frames per second, for videos without a rate or frame patterns (default 30).")
     var fps: Double?
 
@@ -75,6 +78,10 @@ struct TrackingOptions: ParsableArguments {
     /// Reads the input (first frame decoded) and sets up the session these options describe.
     func makeSession(input: String) throws -> (FrameInput, Session) {
         let input = try FrameInput(input: input, cameraPath: camera, markerArguments: markers, imageArguments: images, fps: fps)
+        let photos = stills || input.photos != nil
+        guard !(photos && (world || planes != nil)) else {
+            throw ValidationError("--world and --planes need a video or a sequence, not still photos")
+        }
         let planeDetection = try planes.map { list in
             guard let set = PlaneDetection(list: list) else {
                 throw ValidationError("--planes takes a list of horizontal, vertical, arbitrary (or any), not \"\(list)\"")
@@ -98,6 +105,7 @@ struct TrackingOptions: ParsableArguments {
         let referenceSet = try references.map(ReferenceDatabase.read(contentsOf:))
             ?? (input.images.isEmpty ? nil : try ReferenceImageSet(targets: input.images, folder: input.imageFolder))
         var configuration = Configuration(camera: input.camera, markers: input.markers, referenceImages: referenceSet)
+        configuration.independentFrames = photos || (input.isOneFrame && !world && planes == nil)
         configuration.imageTracking.maximumTracked = maxImages
         if world {
             let recorded = try poses.map(PoseFile.read(contentsOf:))

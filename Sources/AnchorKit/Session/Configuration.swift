@@ -20,6 +20,11 @@ public struct Configuration: Sendable {
     /// the first camera's frame.
     public var gravity: [Int: SIMD3<Double>]?
 
+    /// Still photos: every frame stands alone. Trackers carry nothing between frames (markers
+    /// need no confirmation and are not filtered; images are detected afresh) and a frame's update
+    /// lists only what it saw. Not with world tracking.
+    public var independentFrames = false
+
     /// Which planes to detect (needs visual odometry: planes are found in its map). Empty: none.
     public var planeDetection: PlaneDetection = []
     /// How planes are found.

@@ -12,6 +12,8 @@ public struct FrameUpdate: Sendable {
     public var anchors: [Anchor]
     /// Anchors that appeared, changed, or disappeared in this frame.
     public var events: AnchorEvents
+    /// Still photos: the photo's file (an optional `"image"` key of the stream line).
+    public var imageFile: String?
 
     public init(frame: Int, time: Double, camera: CameraState, anchors: [Anchor], events: AnchorEvents = AnchorEvents()) {
         self.frame = frame; self.time = time; self.camera = camera; self.anchors = anchors; self.events = events
@@ -38,13 +40,14 @@ public struct AnchorEvents: Equatable, Sendable {
 }
 
 extension FrameUpdate: Codable {
-    enum CodingKeys: String, CodingKey { case frame, time, camera, anchors }
+    enum CodingKeys: String, CodingKey { case frame, time, image, camera, anchors }
     enum CameraKeys: String, CodingKey { case transform, tracking, reason, scale }
 
     public init(from decoder: Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
         frame = try c.decode(Int.self, forKey: .frame)
         time = try c.decodeIfPresent(Double.self, forKey: .time) ?? 0
+        imageFile = try c.decodeIfPresent(String.self, forKey: .image)
         let cam = try c.nestedContainer(keyedBy: CameraKeys.self, forKey: .camera)
         let transform = try cam.decodeTransform(forKey: .transform)
         let tracking = try cam.decode(String.self, forKey: .tracking)
@@ -68,6 +71,7 @@ extension FrameUpdate: Codable {
         var c = encoder.container(keyedBy: CodingKeys.self)
         try c.encode(frame, forKey: .frame)
         try c.encode(time, forKey: .time)
+        try c.encodeIfPresent(imageFile, forKey: .image)
         var cam = c.nestedContainer(keyedBy: CameraKeys.self, forKey: .camera)
         try cam.encode(camera.transform.columnMajor, forKey: .transform)
         try cam.encode(camera.trackingState.name, forKey: .tracking)

@@ -43,14 +43,25 @@ public final class Session {
     public init(configuration: Configuration) throws {
         try configuration.camera.validate()
         self.configuration = configuration
+        var markerParameters = configuration.markerTracking, imageParameters = configuration.imageTracking
+        if configuration.independentFrames {
+            guard configuration.worldTracking == nil else {
+                throw InputError("stills", "world tracking needs a video or a sequence, not independent photos")
+            }
+            let decisive = markerParameters.decisiveChiSquare, sigma = markerParameters.cornerSigma
+            markerParameters = .stills
+            markerParameters.decisiveChiSquare = decisive
+            markerParameters.cornerSigma = sigma
+            imageParameters.detectEveryFrame = true
+            imageParameters.filter = nil
+        }
         var trackers: [AnchorTracker] = []
         if !configuration.markers.isEmpty {
             trackers.append(try MarkerTracker(markerSets: configuration.markers, camera: configuration.camera,
-                                              detection: configuration.markerDetection,
-                                              parameters: configuration.markerTracking))
+                                              detection: configuration.markerDetection, parameters: markerParameters))
         }
         if let images = configuration.referenceImages, !images.images.isEmpty {
-            trackers.append(ImageTracker(references: images, camera: configuration.camera, parameters: configuration.imageTracking))
+            trackers.append(ImageTracker(references: images, camera: configuration.camera, parameters: imageParameters))
         }
         self.trackers = trackers
         switch configuration.worldTracking {
@@ -71,6 +82,10 @@ public final class Session {
     /// intrinsics.
     public func process(_ frame: Frame) throws -> FrameUpdate {
         try configuration.camera.checkMatches(width: frame.image.width, height: frame.image.height)
+        if configuration.independentFrames {
+            anchors.removeAll()
+            indexByIdentifier.removeAll()
+        }
         var observations: [TargetObservation] = []
         for tracker in trackers { observations += try tracker.observe(frame) }
         let camera = try locate(frame, observations: observations)

@@ -1,0 +1,39 @@
+import AnchorKit
+
+/// The listed markers (sets that name their ids) and reference images a run never found, for its
+/// summary: a target that never shows up is usually a wrong id, size or dictionary, not absent.
+struct NeverFound {
+    /// Listed marker ids per dictionary name (as in anchor ids), and reference image names.
+    private var markers: [String: Set<Int>] = [:]
+    private var images: Set<String>
+
+    init(markers sets: [MarkerSet], imageNames: [String]) {
+        for set in sets {
+            guard let ids = set.ids, let name = try? MarkerDictionary.resolve(set.dictionary).name else { continue }
+            markers[name, default: []].formUnion(ids)
+        }
+        images = Set(imageNames)
+    }
+
+    /// Crosses off what `update` saw.
+    mutating func record(_ update: FrameUpdate) {
+        for anchor in update.anchors where anchor.isTracked {
+            switch anchor.kind {
+            case .marker:
+                // marker/<dictionary>/<id>[/<instance>]
+                let parts = anchor.identifier.split(separator: "/")
+                if parts.count >= 3, let id = Int(parts[2]) { markers[String(parts[1])]?.remove(id) }
+            case .image: images.remove(anchor.name ?? "")
+            case .plane: break
+            }
+        }
+    }
+
+    /// "marker DICT_4X4_50 3, 7; image poster", or nil when everything listed was found.
+    var summary: String? {
+        let parts = markers.filter { !$0.value.isEmpty }.sorted { $0.key < $1.key }
+            .map { "marker \($0.key) " + $0.value.sorted().map(String.init).joined(separator: ", ") }
+            + images.sorted().map { "image \($0)" }
+        return parts.isEmpty ? nil : parts.joined(separator: "; ")
+    }
+}
