@@ -30,8 +30,11 @@ g++ -O2 -std=c++17 -Wall -o "$BIN/apriltag_peer" Benchmarks/apriltag-peer/aprilt
     $AT_CFLAGS $(pkg-config --cflags opencv4) $AT_LIBS -lopencv_imgcodecs -lopencv_imgproc -lopencv_core
 
 # --- (c) sequences -------------------------------------------------------------------
-SEQUENCES=(apriltag-far aruco-table)
-declare -A SYNTH_NAME=([apriltag-far]=markers-apriltag-far [aruco-table]=markers-aruco-table)
+# far-walk and blur-walk: handheld walks with far, small, oblique, blurred markers and
+# several printed copies of one id (see MarkerScenes).
+SEQUENCES=(apriltag-far aruco-table far-walk blur-walk)
+declare -A SYNTH_NAME=([apriltag-far]=markers-apriltag-far [aruco-table]=markers-aruco-table
+                       [far-walk]=markers-far-walk [blur-walk]=markers-blur-walk)
 for s in "${SEQUENCES[@]}"; do
     if [[ ! -f "$GEN/$s/sequence.json" ]]; then
         say "rendering Generated/$s"
@@ -121,10 +124,10 @@ for label, tool, seq, threads, base in rows:
     med = lambda key: sc[key]["median"] if sc.get(key) and sc[key].get("count", 1) else float("nan")
     out.append([tool, seq, threads, "%.1f" % (frames / wall), "%.1f" % (1000 * cpu / frames), "%.0f" % rss,
                 "%.1f %%" % (100 * sc["successRates"][1]), "%.1f %%" % (100 * sc["successRates"][2]),
-                str(sc["falsePositives"]), "%.2f" % med("rotationErrorDegrees"),
+                str(sc["falsePositives"]), str(sc.get("identitySwitches", 0)), "%.2f" % med("rotationErrorDegrees"),
                 "%.2f" % med("translationErrorPercent"), "%d/%d" % (sc["reported"], sc["expected"])])
 head = ["tool", "sequence", "threads", "frames/s", "CPU ms/frame", "peak MB", "success@5px",
-        "success@10px", "false pos.", "rot. err. median (deg)", "transl. err. median (%)", "reported/expected"]
+        "success@10px", "false pos.", "id switches", "rot. err. median (deg)", "transl. err. median (%)", "reported/expected"]
 w = [max(len(r[i]) for r in out + [head]) for i in range(len(head))]
 line = lambda r: "| " + " | ".join(c.ljust(w[i]) for i, c in enumerate(r)) + " |"
 print("Marker tracking: anchorkit vs its naive per-frame mode and AprilTag 3 (median of %s runs; frames/s = frames / wall s of the whole process)" % runs)

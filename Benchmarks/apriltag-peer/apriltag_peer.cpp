@@ -36,6 +36,7 @@
 #include <opencv2/imgcodecs.hpp>
 #include <opencv2/imgproc.hpp>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -106,56 +107,66 @@ int main(int argc, char **argv) {
 
         std::fprintf(out, "{\"frame\":%d,\"time\":%.9g,\"camera\":{\"transform\":[1,0,0,0,0,1,0,0,0,0,1,0,0,0,0,1],"
                           "\"tracking\":\"normal\"},\"anchors\":[", f, f / fps);
-        // Only the ids the sequence expects; when several detections share an id
-        // (should not happen with one printed copy), keep the lowest-hamming / highest-margin one.
-        std::map<int, apriltag_detection_t *> best;
+        // Only the ids the sequence expects. Several detections may share an id: several
+        // printed copies (AprilTag 3 already merges overlapping detections of one tag). The
+        // detector keeps nothing between frames, so copies are numbered per frame, left to
+        // right (then top to bottom): instance 0 is marker/DICT_APRILTAG_36h11/<id>, instance
+        // k > 0 is .../<id>/<k> with "instance": k (FORMATS.md). The scorer matches copies by
+        // corner error whatever their numbers; a change of order counts as identity switches.
+        std::map<int, std::vector<apriltag_detection_t *>> copies;
         for (int k = 0; k < zarray_size(dets); k++) {
             apriltag_detection_t *det;
             zarray_get(dets, k, &det);
-            if (!sizes.count(det->id)) continue;
-            auto it = best.find(det->id);
-            if (it == best.end() || det->hamming < it->second->hamming ||
-                (det->hamming == it->second->hamming && det->decision_margin > it->second->decision_margin))
-                best[det->id] = det;
+            if (sizes.count(det->id)) copies[det->id].push_back(det);
         }
         bool first = true;
-        for (auto &kv : best) {
-            apriltag_detection_t *det = kv.second;
-            double size = sizes[det->id];
-            apriltag_detection_info_t info = {det, size, fx, fy, cx + 0.5, cy + 0.5};  // apriltag's pixel convention
-            apriltag_pose_t pose;
-            estimate_tag_pose(&info, &pose);
+        for (auto &kv : copies) {
+            std::sort(kv.second.begin(), kv.second.end(), [](const apriltag_detection_t *a, const apriltag_detection_t *b) {
+                return a->c[0] != b->c[0] ? a->c[0] < b->c[0] : a->c[1] < b->c[1];
+            });
+            for (size_t instance = 0; instance < kv.second.size(); instance++) {
+                apriltag_detection_t *det = kv.second[instance];
+                double size = sizes[det->id];
+                apriltag_detection_info_t info = {det, size, fx, fy, cx + 0.5, cy + 0.5};  // apriltag's pixel convention
+                apriltag_pose_t pose;
+                estimate_tag_pose(&info, &pose);
 
-            double R[3][3], t[3];  // ours: camera(ARKit)_from_anchor
-            for (int r = 0; r < 3; r++) {
-                for (int c = 0; c < 3; c++) {
-                    double s = 0;
-                    for (int k = 0; k < 3; k++) s += MATD_EL(pose.R, r, k) * M[k][c];
-                    R[r][c] = D[r] * s;
+                double R[3][3], t[3];  // ours: camera(ARKit)_from_anchor
+                for (int r = 0; r < 3; r++) {
+                    for (int c = 0; c < 3; c++) {
+                        double s = 0;
+                        for (int k = 0; k < 3; k++) s += MATD_EL(pose.R, r, k) * M[k][c];
+                        R[r][c] = D[r] * s;
+                    }
+                    t[r] = D[r] * MATD_EL(pose.t, r, 0);
                 }
-                t[r] = D[r] * MATD_EL(pose.t, r, 0);
-            }
-            // Debian's libapriltag.so exports only the detector/pose entry points
-            // (matd_destroy is hidden); a matd_t is one calloc'd block (flexible
-            // array member), which is all matd_destroy frees.
-            std::free(pose.R);
-            std::free(pose.t);
+                // Debian's libapriltag.so exports only the detector/pose entry points
+                // (matd_destroy is hidden); a matd_t is one calloc'd block (flexible
+                // array member), which is all matd_destroy frees.
+                std::free(pose.R);
+                std::free(pose.t);
 
-            std::fprintf(out, "%s{\"id\":\"marker/DICT_APRILTAG_36h11/%d\",\"type\":\"marker\",\"name\":\"%d\","
-                              "\"tracked\":true,\"transform\":[", first ? "" : ",", det->id, det->id);
-            for (int c = 0; c < 4; c++)      // column-major
-                for (int r = 0; r < 4; r++) {
-                    double v = c < 3 ? (r < 3 ? R[r][c] : 0.0) : (r < 3 ? t[r] : 1.0);
-                    std::fprintf(out, "%s%.9g", (c == 0 && r == 0) ? "" : ",", v);
+                char suffix[32] = "", instance_key[32] = "";
+                if (instance > 0) {
+                    std::snprintf(suffix, sizeof suffix, "/%zu", instance);
+                    std::snprintf(instance_key, sizeof instance_key, "\"instance\":%zu,", instance);
                 }
-            std::fprintf(out, "],\"extent\":[%.9g,%.9g],\"corners\":[", size, size);
-            for (int k = 0; k < 4; k++) {
-                const double *p = det->p[k ^ 1];  // TL,TR,BR,BL <- p[1],p[0],p[3],p[2]
-                std::fprintf(out, "%s[%.6f,%.6f]", k ? "," : "", p[0] - 0.5, p[1] - 0.5);  // to OpenCV pixel centres
+                std::fprintf(out, "%s{\"id\":\"marker/DICT_APRILTAG_36h11/%d%s\",\"type\":\"marker\",\"name\":\"%d\",%s"
+                                  "\"tracked\":true,\"transform\":[", first ? "" : ",", det->id, suffix, det->id, instance_key);
+                for (int c = 0; c < 4; c++)      // column-major
+                    for (int r = 0; r < 4; r++) {
+                        double v = c < 3 ? (r < 3 ? R[r][c] : 0.0) : (r < 3 ? t[r] : 1.0);
+                        std::fprintf(out, "%s%.9g", (c == 0 && r == 0) ? "" : ",", v);
+                    }
+                std::fprintf(out, "],\"extent\":[%.9g,%.9g],\"corners\":[", size, size);
+                for (int k = 0; k < 4; k++) {
+                    const double *p = det->p[k ^ 1];  // TL,TR,BR,BL <- p[1],p[0],p[3],p[2]
+                    std::fprintf(out, "%s[%.6f,%.6f]", k ? "," : "", p[0] - 0.5, p[1] - 0.5);  // to OpenCV pixel centres
+                }
+                std::fprintf(out, "]}");
+                first = false;
+                tracked++;
             }
-            std::fprintf(out, "]}");
-            first = false;
-            tracked++;
         }
         std::fprintf(out, "]}\n");
         apriltag_detections_destroy(dets);

@@ -12,6 +12,10 @@ public struct Scorer {
     public init(camera: CameraIntrinsics) { self.camera = camera }
 
     /// The metrics of `reported` against `truth` (frames matched by index).
+    ///
+    /// In each frame, reported image and marker anchors are paired with true ones by
+    /// ``AnchorMatching``: a marker id printed on several markers is matched instance to
+    /// instance by the least total corner error, whatever instance numbers the tracker gave.
     public func score(reported: [FrameUpdate], truth: [FrameUpdate]) -> Score {
         let reportedByFrame = Dictionary(reported.map { ($0.frame, $0) }, uniquingKeysWith: { a, _ in a })
         var cornerErrors: [Double] = []
@@ -19,19 +23,32 @@ public struct Scorer {
         var falsePositives = 0
         var jitter: [Double] = []
         var previous: [String: (truth: [SIMD2<Double>], reported: [SIMD2<Double>])] = [:]
+        // The reported identifier each true target was last correctly matched to.
+        var lastMatch: [String: String] = [:]
+        var identitySwitches = 0
 
         for gtFrame in truth {
             let out = reportedByFrame[gtFrame.frame]
             var current: [String: (truth: [SIMD2<Double>], reported: [SIMD2<Double>])] = [:]
-            for gt in gtFrame.anchors where gt.kind != .plane {
+            let targets = gtFrame.anchors.filter { $0.kind != .plane }
+            let reports = (out?.anchors ?? []).filter { $0.isTracked && $0.kind != .plane }
+            let pairs = out.map { out in
+                AnchorMatching.pairs(reported: reports, truth: targets) { r, gt in
+                    Scorer.cornerError(corners(of: r, in: out), corners(of: gt, in: gtFrame))
+                }
+            } ?? []
+            let reportOf = Dictionary(uniqueKeysWithValues: pairs.map { ($0.truth, $0) })
+            let truthOf = Dictionary(uniqueKeysWithValues: pairs.map { ($0.reported, $0) })
+            for (t, gt) in targets.enumerated() {
                 guard gt.isTracked, (gt.visible ?? 1) >= 0.5 else { continue }
-                guard let out, let r = out.anchor(gt.identifier), r.isTracked else {
+                guard let out, let pair = reportOf[t] else {
                     cornerErrors.append(.infinity)
                     continue
                 }
+                let r = reports[pair.reported]
                 let gtCorners = corners(of: gt, in: gtFrame)
                 let rCorners = corners(of: r, in: out)
-                let e = Scorer.cornerError(rCorners, gtCorners)
+                let e = pair.cost
                 cornerErrors.append(e)
                 if e > falsePositiveCornerError { falsePositives += 1 }
                 let gtPose = gtFrame.camera.cameraFrom(gt.transform), rPose = out.camera.cameraFrom(r.transform)
@@ -42,15 +59,22 @@ public struct Scorer {
                 if let rc = rCorners, let gc = gtCorners { current[gt.identifier] = (gc, rc) }
             }
             // Reported anchors whose target is not expected here.
-            for r in out?.anchors ?? [] where r.isTracked && r.kind != .plane {
-                let gt = gtFrame.anchor(r.identifier)
+            for k in reports.indices {
+                let pair = truthOf[k]
+                let gt = pair.map { targets[$0.truth] }
                 if let gt, gt.isTracked, (gt.visible ?? 1) >= 0.5 { continue }  // scored above
                 let partlyInView = gt.map { $0.isTracked || ($0.visible ?? 0) > 0 } ?? false
-                if partlyInView, let gt,
-                   Scorer.cornerError(corners(of: r, in: out!), corners(of: gt, in: gtFrame)) <= falsePositiveCornerError {
-                    continue
-                }
+                if partlyInView, let pair, pair.cost <= falsePositiveCornerError { continue }
                 falsePositives += 1
+            }
+            // Identity switches (as in multi-object tracking): a target correctly matched (in
+            // view, within the false-positive corner error) to another reported identifier than
+            // the last time it was.
+            for pair in pairs where pair.cost <= falsePositiveCornerError {
+                let gt = targets[pair.truth], id = reports[pair.reported].identifier
+                guard gt.isTracked || (gt.visible ?? 0) > 0 else { continue }
+                if let last = lastMatch[gt.identifier], last != id { identitySwitches += 1 }
+                lastMatch[gt.identifier] = id
             }
             // Jitter: reported corner motion where the truth stands still.
             for (id, now) in current {
@@ -67,6 +91,7 @@ public struct Scorer {
         return Score(
             frames: truth.count, expected: expected, reported: cornerErrors.filter(\.isFinite).count,
             successThresholds: successThresholds, successRates: success, falsePositives: falsePositives,
+            identitySwitches: identitySwitches,
             cornerError: Summary(cornerErrors), rotationErrorDegrees: Summary(rotationErrors),
             translationErrorCentimetres: Summary(translationErrors),
             translationErrorPercent: Summary(relativeTranslationErrors), jitterRMS: jitterRMS,
@@ -106,6 +131,11 @@ public struct Score: Codable, Sendable {
     public var successRates: [Double]
     /// Reported anchors whose target is not expected, or whose corner error exceeds 50 px.
     public var falsePositives: Int
+    /// Identity switches, as multi-object tracking counts them: times a true target (one
+    /// physical marker or image) was matched, within 50 px, to another reported identifier than
+    /// the last one it was matched to. Only possible for marker ids printed more than once (or
+    /// a tracker renaming a target); 0 otherwise.
+    public var identitySwitches: Int
     /// Corner error of reported expected observations, pixels.
     public var cornerError: Summary?
     /// Rotation error, degrees: the angle of R_gt^T R.
@@ -136,6 +166,7 @@ public struct Score: Codable, Sendable {
         row("reported (of expected)", "\(reported)")
         for (t, r) in zip(successThresholds, successRates) { row("success @ \(Int(t)) px", f(100 * r, 1) + " %") }
         row("false positives", "\(falsePositives)")
+        row("identity switches", "\(identitySwitches)")
         row("corner error median / p90 (px)", "\(f(cornerError?.median)) / \(f(cornerError?.p90))")
         row("rotation error median (deg)", f(rotationErrorDegrees?.median, 3))
         row("rotation error p90 (deg)", f(rotationErrorDegrees?.p90, 3))

@@ -66,8 +66,15 @@ public struct TrajectoryScorer {
         var firstOffset: [String: SIMD3<Double>] = [:]
         for line in metric {
             guard let gtLine = truthByFrame[line.frame] else { continue }
-            for a in line.anchors where a.isTracked && a.kind != .plane && a.isPlaced != false {
-                guard let gt = gtLine.anchor(a.identifier) else { continue }
+            // Each anchor against its own target: a marker id printed several times is matched
+            // instance to instance (``AnchorMatching``), by where the camera sees them.
+            let anchors = line.anchors.filter { $0.isTracked && $0.kind != .plane && $0.isPlaced != false }
+            let targets = gtLine.anchors.filter { $0.kind != .plane }
+            let pairs = AnchorMatching.pairs(reported: anchors, truth: targets) { a, gt in
+                length(line.camera.cameraFrom(a.transform).translation - gtLine.camera.cameraFrom(gt.transform).translation)
+            }
+            for pair in pairs {
+                let a = anchors[pair.reported], gt = targets[pair.truth]
                 let reported = line.camera.cameraFrom(a.transform).translation
                 let actual = gtLine.camera.cameraFrom(gt.transform).translation
                 let offset = gtLine.camera.transform.rotation * (reported - actual)

@@ -4,7 +4,7 @@ import Foundation
 /// handheld 640x480 camera.
 public enum MarkerScenes {
     /// Names of the scenes ``scene(named:frameCount:)`` builds.
-    public static let names = ["markers-aruco-table", "markers-apriltag-far", "markers-blur"]
+    public static let names = ["markers-aruco-table", "markers-apriltag-far", "markers-blur", "markers-far-walk", "markers-blur-walk"]
 
     /// A standard 640x480 camera (fx = fy = 525 px).
     public static func standardCamera(width: Int = 640, height: Int = 480) -> CameraIntrinsics {
@@ -19,17 +19,23 @@ public enum MarkerScenes {
         case "markers-aruco-table": return try arucoTable(frameCount: frameCount ?? 120)
         case "markers-apriltag-far": return try aprilTagFar(frameCount: frameCount ?? 120)
         case "markers-blur": return try blur(frameCount: frameCount ?? 90)
+        case "markers-far-walk": return try farWalk(frameCount: frameCount ?? 180)
+        case "markers-blur-walk": return try blurWalk(frameCount: frameCount ?? 180)
         default: throw MarkerError("unknown scene \"\(name)\" (known: \(names.joined(separator: ", ")))")
         }
     }
 
-    /// A printed marker: the code with a white quiet zone, as a plane of the scene.
-    static func markerPlane(_ dictionary: MarkerDictionary, id: Int, size: Double, pose: Transform) throws -> ScenePlane {
+    /// A printed marker: the code with a white quiet zone, as a plane of the scene. `instance`
+    /// numbers the physical markers printing the same id (0 for the first; see
+    /// ``Anchor/markerIdentifier(dictionary:id:instance:)``).
+    static func markerPlane(_ dictionary: MarkerDictionary, id: Int, size: Double, pose: Transform,
+                            instance: Int = 0) throws -> ScenePlane {
         let side = 240, margin = 60
         let texture = try dictionary.image(id: id, side: side, margin: margin)
         let paper = size * Double(side + 2 * margin) / Double(side)
         return ScenePlane(texture: texture, size: SIMD2(paper, paper), pose: { _ in pose },
-                          target: .init(identifier: Anchor.markerIdentifier(dictionary: dictionary.name, id: id), kind: .marker, name: String(id),
+                          target: .init(identifier: Anchor.markerIdentifier(dictionary: dictionary.name, id: id, instance: instance),
+                                        kind: .marker, name: String(id), instance: instance == 0 ? nil : instance,
                                         extent: SIMD2(size, size)))
     }
 
@@ -117,6 +123,170 @@ public enum MarkerScenes {
         scene.sensor.shotNoise = 0.5
         scene.markers = [MarkerSet(dictionary: "DICT_6X6_250", size: 0.10)]
         scene.seed = 4
+        return scene
+    }
+}
+
+// MARK: Walks
+
+extension MarkerScenes {
+    /// How the hand holding a phone moves while its owner walks and films, on top of the planned
+    /// path and ``CameraPath``'s hand shake: the body's bob and sway at the step rhythm, the
+    /// phone's pitch, yaw and roll swinging with it, and a slow wandering of the aim (nobody holds
+    /// a target exactly in the middle of the frame). Angles in radians, lengths in metres.
+    struct Gait {
+        /// Steps per second (the bob's and the pitch's frequency; sway, yaw and roll follow the
+        /// stride, half of it).
+        var stepFrequency = 1.8
+        /// Vertical bob and lateral sway amplitudes, metres.
+        var bob = 0.012, sway = 0.01
+        /// Pitch (with each step), yaw and roll (with each stride) amplitudes, radians. With the
+        /// defaults, the walks' planned turning and the hand's shake, the camera turns at
+        /// ~0.25 rad/s RMS, what a phone's gyroscope reads in a slow walk.
+        var pitch = 1.1 * Double.pi / 180, yaw = 1.4 * Double.pi / 180, roll = 1.0 * Double.pi / 180
+        /// Amplitude of the slow aim error (0.2–0.6 Hz), radians.
+        var wander = 1.5 * Double.pi / 180
+    }
+
+    /// A handheld walk: the eye along the Catmull–Rom spline through `eyes`, aimed at the spline
+    /// through `aims` (both evenly spaced over `duration` seconds), with `gait` on top.
+    static func handheldWalk(seed: UInt64, eyes: [SIMD3<Double>], aims: [SIMD3<Double>], duration: Double,
+                             gait: Gait) -> CameraPath {
+        precondition(eyes.count >= 2 && aims.count >= 2)
+        var random = SplitMix64(seed: seed ^ 0x7761_6C6B)
+        let phase = (0..<10).map { _ in random.nextUnit() * 2 * .pi }
+        let step = 2 * .pi * gait.stepFrequency, stride = .pi * gait.stepFrequency
+        let up = SIMD3<Double>(0, 1, 0)
+        func along(_ points: [SIMD3<Double>], _ t: Double) -> SIMD3<Double> {
+            RoomScenes.catmullRom(points, at: t / duration * Double(points.count - 1))
+        }
+        let eye = { (t: Double) -> SIMD3<Double> in
+            // Sway is across the direction of walking (horizontal).
+            let heading = along(eyes, t + 0.05) - along(eyes, t - 0.05)
+            let across = cross(heading, up)
+            let side = length(across) > 1e-6 ? normalize(across) : SIMD3(1, 0, 0)
+            return along(eyes, t) + up * (gait.bob * sin(step * t + phase[0])) + side * (gait.sway * sin(stride * t + phase[1]))
+        }
+        var path = CameraPath(seed: seed, eye: eye, lookAt: { t in
+            let e = eye(t)
+            let forward = normalize(along(aims, t) - e)
+            let yaw = gait.yaw * sin(stride * t + phase[2])
+                + gait.wander * (0.6 * sin(2 * .pi * 0.31 * t + phase[3]) + 0.4 * sin(2 * .pi * 0.53 * t + phase[4]))
+            let pitch = gait.pitch * sin(step * t + phase[5])
+                + gait.wander * (0.5 * sin(2 * .pi * 0.23 * t + phase[6]) + 0.3 * sin(2 * .pi * 0.47 * t + phase[7]))
+            let right = normalize(cross(forward, up))
+            let turned = Matrix3.rotation(angle: yaw, axis: up) * (Matrix3.rotation(angle: pitch, axis: right) * forward)
+            return e + turned
+        })
+        path.roll = { t in gait.roll * sin(stride * t + phase[8]) }
+        return path
+    }
+
+    /// The room of ``RoomScenes`` (6 x 5 x 2.6 m, textured floor, walls and ceiling, with its
+    /// table, bench and cabinet) as a setting for markers: its surfaces are not listed in ground
+    /// truth (these are marker sequences), and `markers` get the shading of the wall they hang on.
+    static func room(markers: [ScenePlane]) throws -> (planes: [ScenePlane], boxes: [SceneBox]) {
+        var planes = try RoomScenes.shell()
+        var boxes = try RoomScenes.furniture(tableDecals: [])
+        for i in planes.indices { planes[i].surface = nil }
+        for b in boxes.indices { for f in boxes[b].faces.indices { boxes[b].faces[f].surface = nil } }
+        let lit = markers.map { marker -> ScenePlane in
+            var m = marker
+            let normal = m.pose(0).rotation.columns.1
+            m.gain = { _ in RoomScenes.shade(normal) }
+            return m
+        }
+        return (planes + lit, boxes)
+    }
+
+    /// An upright sheet on a wall facing `normal`, centred at `centre`, turned by `roll` radians
+    /// in the wall's plane (sheets are never taped perfectly straight).
+    static func onWall(facing normal: SIMD3<Double>, at centre: SIMD3<Double>, roll: Double) -> Transform {
+        let upright = SceneBox.upright(facing: normal, at: centre)
+        return Transform(rotation: upright.rotation * .rotation(angle: roll, axis: SIMD3(0, 1, 0)), translation: upright.translation)
+    }
+
+    /// Someone walks down the room toward its back wall, filming a group of AprilTag 36h11 tags
+    /// taped to the wall above the table, off to the right of the walk: five 10 cm tags, three
+    /// printing id 3 and two printing id 8, and one 16 cm tag, id 14 (ids listed in
+    /// sequence.json, one set per size). The eye, 1.45–1.5 m high, goes from 4.8 m to 2 m from
+    /// the tags at a slow walking pace (3.4 m in 6 s, ``Gait``) while they turn from ~20° to
+    /// ~60° off the line of sight. Office light: 1/60 s shutter.
+    ///
+    /// Measured on the 180 frames' expected observations (`Scripts/marker-truth-stats.py`): mean
+    /// side 10–27 px, median 16 px (10 cm tags: 10–25 px, 83 % within 10–20 px, 19 % at most
+    /// 12 px); view angle 19–64°, median 33°, 12 % beyond 50°; blur (the fastest corner's path
+    /// during the exposure) median 1.6 px, 90 % under 2.4 px, at most 3.1 px.
+    static func farWalk(frameCount: Int) throws -> SyntheticScene {
+        let dictionary = try MarkerDictionary(named: "DICT_APRILTAG_36h11")
+        let wall = SIMD3<Double>(0, 0, 1), z = -RoomScenes.size.z / 2 + 0.002
+        // (id, instance, size, x, y, roll): two rows on the back wall, above the table.
+        let layout: [(Int, Int, Double, Double, Double, Double)] = [
+            (3, 0, 0.10, 0.55, 1.55, 0.03), (8, 0, 0.10, 0.85, 1.56, -0.02), (3, 1, 0.10, 1.15, 1.54, 0.05),
+            (8, 1, 0.10, 0.55, 1.25, -0.04), (3, 2, 0.10, 0.86, 1.24, 0.01), (14, 0, 0.16, 1.25, 1.22, -0.03),
+        ]
+        let markers = try layout.map { id, instance, size, x, y, roll in
+            try markerPlane(dictionary, id: id, size: size, pose: onWall(facing: wall, at: SIMD3(x, y, z), roll: roll), instance: instance)
+        }
+        let duration = Double(frameCount) / 30
+        let path = handheldWalk(seed: 51, eyes: [
+            SIMD3(-1.0, 1.50, 1.9), SIMD3(-0.92, 1.49, 0.8), SIMD3(-0.84, 1.47, -0.4), SIMD3(-0.78, 1.45, -1.5),
+        ], aims: [
+            SIMD3(0.75, 1.40, -2.5), SIMD3(0.9, 1.38, -2.5), SIMD3(0.95, 1.40, -2.5), SIMD3(0.9, 1.37, -2.5),
+        ], duration: duration, gait: Gait())
+        let (planes, boxes) = try room(markers: markers)
+        var scene = SyntheticScene(name: "markers-far-walk", camera: standardCamera(), frameCount: frameCount,
+                                   planes: planes, path: path)
+        scene.boxes = boxes
+        scene.exposure = { _ in 1.0 / 60 }
+        scene.instantsPerExposure = 7
+        scene.lighting = { _ in 0.85 }
+        scene.sensor.readNoise = 2.5
+        scene.sensor.shotNoise = 0.4
+        scene.markers = [MarkerSet(dictionary: dictionary.name, size: 0.10, ids: [3, 8]),
+                         MarkerSet(dictionary: dictionary.name, size: 0.16, ids: [14])]
+        scene.seed = 5
+        return scene
+    }
+
+    /// Someone walks slowly along the room's left wall in dim light, filming a row of 10 cm
+    /// DICT_4X4_50 markers taped to it (three printing id 5, two printing id 9, one each of 17
+    /// and 30; ids not listed, as when only the dictionary is known), turning the phone to keep
+    /// the row in view, ~1.5 m off the wall (2.1 m in 6 s, ``Gait``). A 1/30 s shutter (the
+    /// longest of 30 frames/s video) and the noise of dim light.
+    ///
+    /// Measured on the 180 frames' expected observations: mean side 11–47 px, median 27 px
+    /// (28 % within 10–20 px); view angle 1–66°, median 39°, 31 % beyond 50°; blur (the
+    /// fastest corner's path during the exposure) median 3.3 px, 90 % under 5.2 px, at most
+    /// 9.9 px.
+    static func blurWalk(frameCount: Int) throws -> SyntheticScene {
+        let dictionary = try MarkerDictionary(named: "DICT_4X4_50")
+        let wall = SIMD3<Double>(1, 0, 0), x = -RoomScenes.size.x / 2 + 0.002
+        // (id, instance, z, y, roll): a row along the wall, above the bench.
+        let layout: [(Int, Int, Double, Double, Double)] = [
+            (5, 0, 1.2, 1.40, 0.02), (9, 0, 0.85, 1.20, -0.04), (5, 1, 0.5, 1.45, 0.03), (17, 0, 0.15, 1.10, -0.01),
+            (5, 2, -0.2, 1.35, 0.05), (9, 1, -0.55, 1.15, -0.03), (30, 0, -0.9, 1.40, 0.02),
+        ]
+        let markers = try layout.map { id, instance, z, y, roll in
+            try markerPlane(dictionary, id: id, size: 0.10, pose: onWall(facing: wall, at: SIMD3(x, y, z), roll: roll), instance: instance)
+        }
+        let duration = Double(frameCount) / 30
+        let path = handheldWalk(seed: 52, eyes: [
+            SIMD3(-1.55, 1.50, 2.3), SIMD3(-1.6, 1.48, 1.6), SIMD3(-1.55, 1.47, 0.9), SIMD3(-1.4, 1.46, 0.2),
+        ], aims: [
+            SIMD3(-3.0, 1.30, 0.5), SIMD3(-3.0, 1.28, 0.4), SIMD3(-3.0, 1.30, 0.3), SIMD3(-3.0, 1.28, 0.3),
+        ], duration: duration, gait: Gait())
+        let (planes, boxes) = try room(markers: markers)
+        var scene = SyntheticScene(name: "markers-blur-walk", camera: standardCamera(), frameCount: frameCount,
+                                   planes: planes, path: path)
+        scene.boxes = boxes
+        scene.exposure = { _ in 1.0 / 30 }
+        scene.instantsPerExposure = 11
+        scene.lighting = { _ in 0.6 }
+        scene.sensor.readNoise = 3.0
+        scene.sensor.shotNoise = 0.45
+        scene.markers = [MarkerSet(dictionary: dictionary.name, size: 0.10)]
+        scene.seed = 6
         return scene
     }
 }
