@@ -53,8 +53,12 @@ constexpr Family kFamilies[] = {
     {cv::aruco::DICT_APRILTAG_36h11, tag36h11_create, tag36h11_destroy},
 };
 
-// The largest ArUco code libapriltag can hold: 64 bits (8x8), and at most 65535 codes.
-constexpr int kMaxArucoBits = 8, kMaxAprilTagCodes = 65535;
+// cv::aruco::DetectorParameters' default errorCorrectionRate.
+constexpr double kOpenCVErrorCorrectionRate = 0.6;
+
+// The largest ArUco code libapriltag can hold: 64 bits (8x8), and at most 65535 codes; it corrects
+// up to 2 bits here (3 costs a table of ~nbits^3 entries per code).
+constexpr int kMaxArucoBits = 8, kMaxAprilTagCodes = 65535, kMaxCorrectedBits = 2;
 
 // libapriltag reads a code's bits a quarter of the grid at a time: the positions of one quarter,
 // then the same positions turned by 90 degrees clockwise (x, y -> n + 1 - y, x), three times, and
@@ -144,13 +148,13 @@ ak_status check_apriltag_params(const char *fn, const ak_apriltag_params &p) {
     if (p.threads < 1 || p.threads > 64) return fail(AK_ERR_ARGUMENT, fn, "threads must be in 1...64, got %d", p.threads);
     if (p.refine_edges != 0 && p.refine_edges != 1)
         return fail(AK_ERR_ARGUMENT, fn, "refine_edges must be 0 or 1, got %d", p.refine_edges);
-    if (p.max_hamming < 0 || p.max_hamming > 2)
-        return fail(AK_ERR_ARGUMENT, fn, "max_hamming must be in 0...2, got %d", p.max_hamming);
+    if (p.max_hamming < -1 || p.max_hamming > kMaxCorrectedBits)
+        return fail(AK_ERR_ARGUMENT, fn, "max_hamming must be in -1...%d, got %d", kMaxCorrectedBits, p.max_hamming);
     return AK_OK;
 }
 
 ak_status make_apriltag_detector(const char *fn, const ak_dictionary *dictionary, const ak_apriltag_params *params,
-                                 std::unique_ptr<ak_apriltag_detector> &out) {
+                                 double error_correction_rate, std::unique_ptr<ak_apriltag_detector> &out) {
     if (!dictionary || !dictionary->dict) return fail(AK_ERR_ARGUMENT, fn, "dictionary is NULL");
     const ak_apriltag_params p = given_or_default(params, ak_apriltag_params_default);
     if (ak_status s = check_apriltag_params(fn, p)) return s;
@@ -174,11 +178,18 @@ ak_status make_apriltag_detector(const char *fn, const ak_dictionary *dictionary
     }
     d->detector = apriltag_detector_create();
     if (!d->family || !d->detector) return fail(AK_ERR_INTERNAL, fn, "libapriltag could not allocate a detector");
-    apriltag_detector_add_family_bits(d->detector, d->family, p.max_hamming);
+    // OpenCV's rule, a share of the bits the codes can correct, up to libapriltag's limit: 0 for
+    // DICT_4X4_50, whose codes are too close, 2 for 36h11. The correctable bits come from the
+    // family's minimum distance h, (h - 1) / 2: OpenCV 4.6 records 0 for its AprilTag
+    // dictionaries, which would leave them without the correction AprilTag 3 gives them.
+    const int correctable = static_cast<int>(d->family->h > 0 ? (d->family->h - 1) / 2 : 0);
+    const int corrected = p.max_hamming >= 0 ? p.max_hamming
+        : std::min(kMaxCorrectedBits, static_cast<int>(std::floor(error_correction_rate * correctable)));
+    apriltag_detector_add_family_bits(d->detector, d->family, corrected);
     d->detector->quad_decimate = static_cast<float>(p.quad_decimate);
     d->detector->nthreads = p.threads;
     d->detector->refine_edges = p.refine_edges != 0;
-    d->max_hamming = p.max_hamming;
+    d->max_hamming = corrected;
     if (static_cast<int>(d->family->ncodes) != dictionary->dict->bytesList.rows)
         return fail(AK_ERR_INTERNAL, fn, "libapriltag's family has %u codes, OpenCV's dictionary %d", d->family->ncodes,
                     dictionary->dict->bytesList.rows);
@@ -218,7 +229,7 @@ void detect_apriltags(ak_apriltag_detector &detector, const cv::Mat &gray, std::
 extern "C" {
 
 void ak_apriltag_params_default(ak_apriltag_params *params) {
-    if (params) *params = ak_apriltag_params{1.0, 1, 1, 0};
+    if (params) *params = ak_apriltag_params{1.0, 1, 1, -1};
 }
 
 ak_status ak_apriltag_detector_create(const ak_dictionary *dictionary, const ak_apriltag_params *params,
@@ -228,7 +239,7 @@ ak_status ak_apriltag_detector_create(const ak_dictionary *dictionary, const ak_
         if (!out) return fail(AK_ERR_ARGUMENT, fn, "out is NULL");
         *out = nullptr;
         std::unique_ptr<ak_apriltag_detector> d;
-        if (ak_status s = make_apriltag_detector(fn, dictionary, params, d)) return s;
+        if (ak_status s = make_apriltag_detector(fn, dictionary, params, kOpenCVErrorCorrectionRate, d)) return s;
         *out = d.release();
         return AK_OK;
     });
@@ -258,7 +269,8 @@ ak_status ak_marker_detector_create_apriltag(const ak_dictionary *dictionary, co
         if (!out) return fail(AK_ERR_ARGUMENT, fn, "out is NULL");
         *out = nullptr;
         std::unique_ptr<ak_apriltag_detector> tags;
-        if (ak_status s = make_apriltag_detector(fn, dictionary, apriltag, tags)) return s;
+        const ak_marker_params marker = given_or_default(params, ak_marker_params_default);
+        if (ak_status s = make_apriltag_detector(fn, dictionary, apriltag, marker.error_correction_rate, tags)) return s;
         ak_marker_detector *created = nullptr;
         if (ak_status s = ak_marker_detector_create(dictionary, params, &created)) return s;
         std::unique_ptr<ak_marker_detector> det(created);

@@ -27,11 +27,12 @@ typedef struct {
     /* 1: libapriltag fits each quad's edges to the full-resolution gradients (its refine_edges). */
     int refine_edges;
     /* Codes up to this many bits from a valid one are corrected and accepted (0 ... 2; libapriltag's
-     * bits_corrected). 0 accepts exact codes only, so that noise and texture do not become ids. */
+     * bits_corrected), or -1: OpenCV's rule, floor(error correction rate x the dictionary's
+     * correctable bits) up to 2 (the marker parameters' rate; 0.6 for a raw detector). */
     int max_hamming;
 } ak_apriltag_params;
 
-/* Fills the defaults: quad_decimate 1, threads 1, refine_edges 1, max_hamming 0. */
+/* Fills the defaults: quad_decimate 1, threads 1, refine_edges 1, max_hamming -1. */
 void ak_apriltag_params_default(ak_apriltag_params *params);
 
 typedef struct ak_apriltag_detector ak_apriltag_detector;

@@ -21,8 +21,10 @@ public struct MarkerDetectionParameters: Sendable, Equatable {
         /// threads took 18 % less wall time for 12 % more CPU time (the tracker's other stages
         /// already use every core).
         public var threads = 1
-        /// Codes up to this many bits from a valid one are corrected (0...2).
-        public var correctedBits = 0
+        /// Codes up to this many bits from a valid one are corrected (0...2); nil: OpenCV's rule,
+        /// `errorCorrectionRate` times the bits the dictionary can correct, up to 2 (2 for the
+        /// 36h11 tags, 0 for DICT_4X4_50).
+        public var correctedBits: Int?
         /// The most bits per side a code can have for AprilTag 3 to decode it (its codes are 64-bit).
         public static let largestCode = 8
         public init() {}
@@ -87,7 +89,7 @@ public final class MarkerDetector {
             ak_apriltag_params_default(&a)
             a.quad_decimate = aprilTag.decimation
             a.threads = Int32(clamping: aprilTag.threads)
-            a.max_hamming = Int32(clamping: aprilTag.correctedBits)
+            a.max_hamming = Int32(clamping: aprilTag.correctedBits ?? -1)
             try NativeError.check(ak_marker_detector_create_apriltag(dictionary.handle, &p, &a, &out), "AprilTag 3 detector")
         } else {
             try NativeError.check(ak_marker_detector_create(dictionary.handle, &p, &out), "marker detector")
