@@ -9,7 +9,8 @@ public struct MarkerDetection: Equatable, Sendable {
 
 /// Parameters of the marker detectors (OpenCV's ArUco detector, AprilTag 3) that matter in practice.
 public struct MarkerDetectionParameters: Sendable, Equatable {
-    /// How AprilTag 3 (libapriltag) searches an image for the quads of `DICT_APRILTAG_*` tags.
+    /// How AprilTag 3 (libapriltag) searches an image for the quads of markers (AprilTag and ArUco
+    /// dictionaries alike, codes of up to 8x8 bits).
     public struct AprilTag: Sendable, Equatable {
         /// Quads are searched for at 1 / `decimation` of the image's resolution (1, 1.5 or a whole number up to 8); corners are
         /// refined at full resolution whatever it is. Default 1: on a real photo of 12 tags shrunk
@@ -58,16 +59,17 @@ public struct MarkerDetectionParameters: Sendable, Equatable {
     /// Fraction of the dictionary's correctable bits that may be corrected (0 accepts exact
     /// codes only; OpenCV's `errorCorrectionRate`).
     public var errorCorrectionRate = 0.6
-    /// For the `DICT_APRILTAG_*` dictionaries, AprilTag 3 finds and decodes the markers (exact
-    /// codes only) and the corner refinement above follows; nil uses OpenCV's ArUco detector for
-    /// them too, as for the other dictionaries (it misses most tags under ~25 pixels a side).
+    /// AprilTag 3 finds and decodes the markers of every dictionary of up to 8x8 bits (ArUco ones
+    /// as families built from OpenCV's codes) and the corner refinement above follows; nil uses
+    /// OpenCV's ArUco detector (it misses most markers under ~25 pixels a side). Larger codes always
+    /// use OpenCV's.
     public var aprilTag: AprilTag? = AprilTag()
 
     public init() {}
 }
 
-/// Finds the markers of one dictionary in images (a thin wrapper over OpenCV's ArUco detector, or
-/// AprilTag 3 for the AprilTag dictionaries).
+/// Finds the markers of one dictionary in images (a thin wrapper over AprilTag 3's quad detection
+/// and decoding, or OpenCV's ArUco detector, and the corner refinement).
 public final class MarkerDetector {
     /// The dictionary searched for.
     public let dictionary: MarkerDictionary
