@@ -7,7 +7,9 @@
 #
 # Environment: RUNS (timing repetitions, default 3; the median is reported),
 #              PIN_CPU (the CPU single-core rows are pinned to, default 0),
-#              SKIP_BUILD=1 (use the existing .build-bench binary as it is).
+#              SKIP_BUILD=1 (use the existing .build-bench binary as it is),
+#              BASELINE=path/to/anchorkit (an earlier build, e.g. of the previous release: its
+#              rows and the ours/baseline ratios are added, measured in the same rounds).
 NAME=markers
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 PIN_CPU="${PIN_CPU:-0}"
@@ -32,8 +34,8 @@ g++ -O2 -std=c++17 -Wall -o "$BIN/apriltag_peer" Benchmarks/apriltag-peer/aprilt
 # --- (c) sequences -------------------------------------------------------------------
 # far-walk and blur-walk: handheld walks with far, small, oblique, blurred markers and
 # several printed copies of one id (see MarkerScenes).
-SEQUENCES=(apriltag-far aruco-table far-walk blur-walk)
-declare -A SYNTH_NAME=([apriltag-far]=markers-apriltag-far [aruco-table]=markers-aruco-table
+SEQUENCES=(apriltag-far aruco-table blur far-walk blur-walk)
+declare -A SYNTH_NAME=([apriltag-far]=markers-apriltag-far [aruco-table]=markers-aruco-table [blur]=markers-blur
                        [far-walk]=markers-far-walk [blur-walk]=markers-blur-walk)
 for s in "${SEQUENCES[@]}"; do
     if [[ ! -f "$GEN/$s/sequence.json" ]]; then
@@ -79,6 +81,10 @@ for s in "${SEQUENCES[@]}"; do
     seqdir="$GEN/$s"
     job "ours-$s" "anchorkit|$s|all ($(nproc) cores)" \
         "$ANCHORKIT" track "$seqdir" -o "$WORK/ours-$s.jsonl" --quiet
+    if [[ -n "${BASELINE:-}" ]]; then
+        job "base-$s" "anchorkit baseline|$s|all ($(nproc) cores)" \
+            "$BASELINE" track "$seqdir" -o "$WORK/base-$s.jsonl" --quiet
+    fi
     # The naive per-frame baseline in the same binary (OpenCV's sub-pixel corners, the
     # lower-error IPPE solution, nothing carried between frames).
     job "naive-$s" "anchorkit detect-every-frame|$s|all ($(nproc) cores)" \
@@ -137,6 +143,9 @@ for r in out:
     print(line(r))
 print("anchorkit %s; %s CPUs; load average before %s, after %s" % (rev, ncpu, load0, load1))
 for seq in sorted({r[2] for r in rows}):
+    if "ours-" + seq in fps and "base-" + seq in fps:
+        print("ratio ours/baseline frames/s, %s: %.2f (by CPU time per frame: %.2f)"
+              % (seq, fps["ours-" + seq] / fps["base-" + seq], cpums["base-" + seq] / cpums["ours-" + seq]))
     if "ours-" + seq in fps and "naive-" + seq in fps:
         print("ratio ours/naive frames/s, %s: %.2f (by CPU time per frame: %.2f)"
               % (seq, fps["ours-" + seq] / fps["naive-" + seq], cpums["naive-" + seq] / cpums["ours-" + seq]))
