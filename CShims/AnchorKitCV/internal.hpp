@@ -27,6 +27,40 @@
 #include <utility>
 #include <vector>
 
+// ---------------------------------------------------------------- template alignment (template_align.cpp)
+
+namespace akcv {
+
+// A template prepared for align_template (template_align.cpp documents the conventions): the
+// pixels where its gradient is strong, each with its row [SD (8), T, 1] of the design matrix.
+struct TemplateModel {
+    static constexpr int kRowStride = 12;  // 10 values, padded for vector loads
+    int width = 0, height = 0;
+    int count = 0;                      // samples
+    double cx = 0, cy = 0, s = 1;       // u = (x - cx) / s, v = (y - cy) / s
+    std::vector<float> u, v;            // normalised sample coordinates
+    std::vector<float> rows;            // count x kRowStride
+    cv::Matx<double, 10, 10> inverse;   // (A^T A)^-1
+    cv::Matx22d brightness;             // the inverse of A^T A's gain-and-offset block
+    std::vector<float> gradients;       // prepare_template's scratch, kept for its capacity
+};
+struct TemplateFit {
+    bool converged = false;  // a step moved the template's outline less than the tolerance
+    int iterations = 0;
+    double gain = 0;         // image ~ gain * template + offset, when converged
+};
+// `smoothed`: the template (CV_32F, continuous), smoothed as the image it will be compared with.
+// Samples are the pixels whose gradient is at least `min_gradient_fraction` of the largest. False
+// when too few remain or their normal matrix is singular. `model`'s buffers are reused.
+bool prepare_template(const cv::Mat &smoothed, double min_gradient_fraction, TemplateModel &model);
+// Refines H (template pixels -> pixels of `image`, CV_8U) in at most `max_iterations`, until a
+// step moves the template's outline less than `tolerance` px. H is changed only when the fit
+// converges.
+TemplateFit align_template(const TemplateModel &model, const cv::Mat &image, cv::Matx33d &H, int max_iterations,
+                           double tolerance);
+
+}  // namespace akcv
+
 // ---------------------------------------------------------------- handles
 
 // An 8-bit image, 1 or 3 channels (4, BGRA with straight alpha, for overlay textures), always continuous. Images are immutable once handed out
@@ -46,11 +80,16 @@ struct ak_marker_detector {
     cv::Ptr<cv::aruco::Dictionary> dict;           // shared with the ak_dictionary it came from
     cv::Ptr<cv::aruco::DetectorParameters> params;  // SUBPIX is done here, not by OpenCV (see markers.cpp)
     bool subpix = false;
-    bool template_refinement = false;               // edges, then ECC against the ideal marker
+    bool template_refinement = false;               // edges, then the ideal marker aligned (template_align.cpp)
     int subpix_window = 5;                          // the largest half-size; adapted per marker
     cv::Mat gray;                                   // reused BGR->gray buffer
     std::vector<std::vector<cv::Point2f>> corners;  // reused outputs
     std::vector<int> ids;
+    // Template refinement (markers.cpp): per marker the blur of its edges across its x and y axes
+    // (Gaussian sigma, px; NaN when unmeasured), and buffers reused from marker to marker.
+    std::vector<cv::Vec2d> edge_blur;
+    akcv::TemplateModel template_model;
+    cv::Mat template_code, template_image, template_smooth, template_crop;
     uint64_t last_serial = 0;  // image of the results above: a retry with more capacity reuses them
     // Set for DICT_APRILTAG_* when AprilTag 3 finds the candidates instead of cv::aruco (apriltag.cpp).
     std::unique_ptr<ak_apriltag_detector, void (*)(ak_apriltag_detector *)> apriltag{nullptr, ak_apriltag_detector_free};

@@ -187,14 +187,18 @@ struct AprilTagTests {
     ///
     /// | candidates              | found              | corner median (px) at 100 % / 40 % |
     /// |-------------------------|--------------------|------------------------------------|
-    /// | OpenCV ArUco (previous) | 12, 12, 11, 11, 6  | 0.264 / 0.214                      |
-    /// | AprilTag 3, decimate 1  | 12, 12, 12, 12, 11 | 0.264 / 0.207                      |
+    /// | OpenCV ArUco (previous) | 12, 12, 11, 11, 6  | 0.259 / 0.199                      |
+    /// | AprilTag 3, decimate 1  | 12, 12, 12, 12, 11 | 0.259 / 0.176                      |
     /// | AprilTag 3, decimate 1.5| 12, 12, 11, 9, 1   |                                    |
     /// | AprilTag 3, decimate 2  | 12, 11, 8, 4, 0    |                                    |
     ///
     /// At full size every path finds every tag, with the same refined corners (0.26 px median from
-    /// ViSP's, worst 0.77 px) and centres 0.8 mm from ViSP's poses. Decimation 1 keeps them down
-    /// to 15 px, hence the default.
+    /// ViSP's, worst 0.76 px) and centres 2.1 mm from ViSP's poses. Decimation 1 keeps them down
+    /// to 15 px, hence the default. ViSP's poses come from libapriltag's corners, so the centres
+    /// measure agreement on the tags' apparent size: the template refinement puts the corners
+    /// ~0.1 px further out than the ECC alignment it replaced did (0.8 mm then). On the rendered
+    /// sequences, whose corners are exact, ECC's sat 0.04 px inside them on average
+    /// (markers-aruco-table, markers-apriltag-far), the template refinement's 0.01.
     @Test func realPhotoOfTwelveTags() throws {
         var openCV = MarkerDetectionParameters()
         openCV.aprilTag = nil
@@ -215,7 +219,7 @@ struct AprilTagTests {
                 if r.found > 0 { #expect(r.cornerMedian < 0.3, "\(name) at \(scale): corner median \(r.cornerMedian) px") }
                 if scale == 1 {
                     #expect(r.found == 12, "\(name): \(r.found) of 12")
-                    #expect(r.cornerWorst < 0.8 && r.centreMedian < 0.001, "\(name): worst corner \(r.cornerWorst) px, centre \(r.centreMedian) m")
+                    #expect(r.cornerWorst < 0.8 && r.centreMedian < 0.0025, "\(name): worst corner \(r.cornerWorst) px, centre \(r.centreMedian) m")
                 }
             }
         }

@@ -126,8 +126,9 @@ typedef enum {
     AK_CORNER_REFINE_CONTOUR = 2,
     AK_CORNER_REFINE_APRILTAG = 3,
     /* SUBPIX, then each border side re-located from sub-pixel gradient maxima (lines fitted and
-     * intersected: no corner rounding bias), then the ideal marker image aligned to the frame
-     * with ECC (a homography using every bit edge). The most accurate; the default. */
+     * intersected: no corner rounding bias), then the ideal marker image, blurred like those
+     * edges, aligned to the frame (a homography using every bit edge; see
+     * ak_marker_detector_refine_template). The most accurate; the default. */
     AK_CORNER_REFINE_TEMPLATE = 4
 } ak_corner_refinement;
 
@@ -173,6 +174,15 @@ ak_status ak_marker_detector_detect(ak_marker_detector *detector, const ak_image
 ak_status ak_marker_detector_detect_region(ak_marker_detector *detector, const ak_image *image, int x, int y,
                                            int width, int height, double scale, ak_marker_detection *detections,
                                            int capacity, int *count);
+
+/* The last step of TEMPLATE refinement alone, from the corners given (x0,y0 ... x3,y3 px: TL, TR,
+ * BR, BL of marker `id`, as in ak_marker_detection.corners), whatever the detector's refinement
+ * setting: the marker's ideal picture, blurred like the edges found along the given sides, is
+ * aligned to the image (gray or BGR) by a homography invariant to gain and offset. *refined is 1
+ * when the alignment converges with every corner within half a module of where it was given (the
+ * corners are then replaced), else 0 (corners unchanged). */
+ak_status ak_marker_detector_refine_template(ak_marker_detector *detector, const ak_image *image, int id,
+                                            float corners[8], int *refined);
 
 /* ---------------------------------------------------------------- camera & pose */
 
