@@ -73,9 +73,11 @@ struct MarkerInstances {
     static func gate(side: Double, velocity: SIMD2<Double>) -> Double { 2 * side + length(velocity) + 8 }
 
     /// The instance of each detection of `dictionary` at `frame` (the same order), skipping
-    /// instances in `taken`. Greedy by distance, which is optimal when markers printing one id are
+    /// instances in `taken`, and whether it starts the instance afresh (no instance of its id was
+    /// within the gate). Greedy by distance, which is optimal when markers printing one id are
     /// further apart than they move between frames.
-    func assign(_ detections: [MarkerDetection], dictionary: String, frame: Int, taken: Set<Key> = []) -> [Key] {
+    func assign(_ detections: [MarkerDetection], dictionary: String, frame: Int, taken: Set<Key> = [])
+        -> [(key: Key, isNew: Bool)] {
         var pairs: [(distance: Double, detection: Int, key: Key)] = []
         let candidates = sightings.keys.filter { $0.dictionary == dictionary && !taken.contains($0) }.sorted()
         for (i, d) in detections.enumerated() {
@@ -86,9 +88,11 @@ struct MarkerInstances {
         pairs.sort { ($0.distance, $0.detection, $0.key) < ($1.distance, $1.detection, $1.key) }
         var keys = [Key?](repeating: nil, count: detections.count)
         var used = taken
+        var continued = Set<Int>()
         for p in pairs where keys[p.detection] == nil && !used.contains(p.key) {
             keys[p.detection] = p.key
             used.insert(p.key)
+            continued.insert(p.detection)
         }
         for (i, d) in detections.enumerated() where keys[i] == nil {
             var n = 0
@@ -100,7 +104,7 @@ struct MarkerInstances {
             keys[i] = Key(dictionary: dictionary, id: d.id, instance: n)
             used.insert(keys[i]!)
         }
-        return keys.map { $0! }
+        return keys.indices.map { (keys[$0]!, !continued.contains($0)) }
     }
 
     /// Records that `key` was seen at `frame` with `corners`.

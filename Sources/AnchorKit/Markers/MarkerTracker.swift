@@ -194,8 +194,14 @@ public final class MarkerTracker: AnchorTracker {
                                              scale: 1 / decimation)
         }
         detections = detections.filter { d in family.sets.contains { $0.accepts(d.id) } }
-        var found = Array(zip(instances.assign(detections, dictionary: name, frame: frame.index), detections))
-            .map { (key: $0.0, detection: $0.1) }
+        let assigned = instances.assign(detections, dictionary: name, frame: frame.index)
+        for (key, isNew) in assigned where isNew && key.instance > 0 {
+            // A further copy of an id starts unconfirmed, even under a number an earlier copy had:
+            // look-alikes of a confirmed id must not inherit its trust.
+            confirmed.remove(key.identifier)
+            candidates[key.identifier] = nil
+        }
+        var found = Array(zip(assigned.map(\.key), detections)).map { (key: $0.0, detection: $0.1) }
         var lost = false
         if parameters.recoveryFrames > 0 {
             var taken = Set(found.map(\.key))
