@@ -23,12 +23,6 @@ constexpr int kCell = 3;
 // The smallest gradient a sample may have, gray levels per pixel: flat areas add noise, not signal.
 constexpr float kMinGradient = 2.0f;
 
-// Warp parameters p (normalised coordinates) as a homography:
-// [[1 + p0, p2, p4], [p1, 1 + p3, p5], [p6, p7, 1]].
-cv::Matx33d warp_of(const cv::Vec<double, kParameters> &p) {
-    return cv::Matx33d(1 + p[0], p[2], p[4], p[1], 1 + p[3], p[5], p[6], p[7], 1);
-}
-
 // Bilinear sample of a CV_32F image at (x, y); the caller guarantees 0 <= x < cols-1, 0 <= y < rows-1.
 inline float bilinear(const cv::Mat &img, double x, double y) {
     const int x0 = static_cast<int>(x), y0 = static_cast<int>(y);
@@ -283,7 +277,7 @@ ak_status ak_aligner_align(const ak_aligner *aligner, const ak_image *image, dou
             cv::Matx33d next;
             bool lowered = false;
             for (int halving = 0; halving < 5 && !lowered; ++halving, step *= 0.5) {
-                if (!normalised(Hn * warp_of(step).inv(), next)) return AK_OK;
+                if (!normalised(Hn * warp_of(step.val).inv(), next)) return AK_OK;
                 if (!sample(next)) continue;
                 std::vector<float> trial(inside.size());
                 for (size_t j = 0; j < inside.size(); ++j)

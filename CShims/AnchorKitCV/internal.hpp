@@ -267,6 +267,12 @@ inline bool normalised(const cv::Matx33d &in, cv::Matx33d &out) {
     return cv::checkRange(out);
 }
 
+// The 8-parameter warp of the inverse-compositional aligners (align.cpp, template_align.cpp), on
+// normalised coordinates: W(p) = [[1 + p0, p2, p4], [p1, 1 + p3, p5], [p6, p7, 1]], W(0) = I.
+inline cv::Matx33d warp_of(const double p[8]) {
+    return cv::Matx33d(1 + p[0], p[2], p[4], p[1], 1 + p[3], p[5], p[6], p[7], 1);
+}
+
 // The corners of a width x height reference (pixel centres (0,0) ... (w-1,h-1), clockwise from
 // the top-left) mapped by H: false unless all four are in front (w > 0) and finite (homography.cpp).
 bool reference_quad(const cv::Matx33d &H, int width, int height, cv::Point2d quad[4]);

@@ -39,10 +39,6 @@ constexpr int kStride = TemplateModel::kRowStride;
 constexpr int kMinSamples = 8 * kUnknowns;
 using Normal = cv::Matx<double, kUnknowns, kUnknowns>;
 
-cv::Matx33d warp_of(const double p[kParameters]) {
-    return cv::Matx33d(1 + p[0], p[2], p[4], p[1], 1 + p[3], p[5], p[6], p[7], 1);
-}
-
 // (A^T A)^-1 over the samples (those flagged in `use` when it is not null), and the inverse of its
 // gain-and-offset block. Float sums suffice: the matrix sets the steps, not the fixed point.
 bool inverse_normal(const TemplateModel &m, const std::vector<char> *use, Normal &inverse, cv::Matx22d &brightness) {

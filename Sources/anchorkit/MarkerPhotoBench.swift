@@ -388,7 +388,7 @@ final class AprilTagPeerTool: MarkerBenchTool {
 
     private func detector(for dictionary: MarkerDictionary) throws -> OpaquePointer {
         if let d = detectors[dictionary.name] { return d }
-        guard dictionary.name.hasPrefix("DICT_APRILTAG_"), let predefined = MarkerDictionary.predefinedNames.firstIndex(of: dictionary.name) else {
+        guard accepts(dictionary), let predefined = MarkerDictionary.predefinedNames.firstIndex(of: dictionary.name) else {
             throw MarkerError("\(name): no libapriltag family for \(dictionary.name)")
         }
         var native: OpaquePointer?

@@ -28,7 +28,7 @@ struct MarkerInstances {
         /// Motion of the centre, pixels per frame (zero until seen twice in a row).
         var velocity: SIMD2<Double>
 
-        var centre: SIMD2<Double> { corners.reduce(.zero, +) / 4 }
+        var centre: SIMD2<Double> { MarkerInstances.centre(of: corners) }
         /// The longer side of the corners' bounding box, pixels.
         var side: Double {
             let xs = corners.map(\.x), ys = corners.map(\.y)
@@ -42,6 +42,9 @@ struct MarkerInstances {
             return corners.map { $0 + shift }
         }
     }
+
+    /// The mean of a marker's four corners, pixels.
+    static func centre(of corners: [SIMD2<Double>]) -> SIMD2<Double> { corners.reduce(.zero, +) / 4 }
 
     /// After this many frames unseen, an instance's number may go to a newly seen marker.
     let memoryFrames: Int
@@ -63,8 +66,7 @@ struct MarkerInstances {
     /// Whether `corners` lie within the gate of `key`'s predicted position at `frame`.
     func gateDistance(of corners: [SIMD2<Double>], to key: Key, at frame: Int) -> Double? {
         guard let s = sightings[key] else { return nil }
-        let predicted = s.predictedCorners(at: frame).reduce(.zero, +) / 4
-        let d = length(corners.reduce(.zero, +) / 4 - predicted)
+        let d = length(Self.centre(of: corners) - Self.centre(of: s.predictedCorners(at: frame)))
         return d <= Self.gate(side: s.side, velocity: s.velocity) ? d : nil
     }
 
@@ -111,7 +113,7 @@ struct MarkerInstances {
     mutating func record(_ key: Key, corners: [SIMD2<Double>], frame: Int) {
         var velocity = SIMD2<Double>.zero
         if let last = sightings[key], last.frame == frame - 1 {
-            velocity = corners.reduce(.zero, +) / 4 - last.centre
+            velocity = Self.centre(of: corners) - last.centre
         }
         sightings[key] = Sighting(frame: frame, corners: corners, velocity: velocity)
     }

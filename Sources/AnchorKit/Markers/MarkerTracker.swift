@@ -65,15 +65,14 @@ public final class MarkerTracker: AnchorTracker {
             return p
         }
 
-        /// Still photos: every detection of each frame, nothing carried between frames (no
-        /// confirmation, regions or filtering); both pose hypotheses are weighed within the frame.
-        public static var stills: Parameters {
-            var p = Parameters()
+        /// These parameters for still photos: every detection of each frame, nothing carried
+        /// between frames (no confirmation, regions or filtering: without regions every frame is
+        /// searched in full); both pose hypotheses are still weighed within the frame.
+        public func forStills() -> Parameters {
+            var p = self
             p.memoryFrames = 0
             p.confirmationFrames = 1
             p.recoveryFrames = 0
-            p.fullSearchInterval = 1
-            p.coarseSearchDecimation = nil
             p.filter = nil
             p.independentFrames = true
             return p
@@ -217,7 +216,7 @@ public final class MarkerTracker: AnchorTracker {
                 let scale = min(8, max(0.125, parameters.regionSidePixels / max(side, 1)))
                 // Not a marker already placed: two instances side by side share a region.
                 let best = try detector.detect(in: frame.image, region: region, scale: scale)
-                    .filter { d in d.id == key.id && !found.contains { $0.detection.id == d.id && length(Self.centre(d) - Self.centre($0.detection)) < 0.5 * side } }
+                    .filter { d in d.id == key.id && !found.contains { $0.detection.id == d.id && length(MarkerInstances.centre(of: d.corners) - MarkerInstances.centre(of: $0.detection.corners)) < 0.5 * side } }
                     .compactMap { d in instances.gateDistance(of: d.corners, to: key, at: frame.index).map { (d, $0) } }
                     .min { $0.1 < $1.1 }
                 if let (d, _) = best {
@@ -231,8 +230,6 @@ public final class MarkerTracker: AnchorTracker {
         for f in found { instances.record(f.key, corners: f.detection.corners, frame: frame.index) }
         return (found, lost)
     }
-
-    private static func centre(_ d: MarkerDetection) -> SIMD2<Double> { d.corners.reduce(.zero, +) / 4 }
 
     /// Counts consecutive detections of a not-yet-reported id; true once it has enough.
     private func isConfirmed(_ identifier: String, frame: Int) -> Bool {

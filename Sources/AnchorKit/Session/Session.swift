@@ -48,10 +48,7 @@ public final class Session {
             guard configuration.worldTracking == nil else {
                 throw InputError("stills", "world tracking needs a video or a sequence, not independent photos")
             }
-            let decisive = markerParameters.decisiveChiSquare, sigma = markerParameters.cornerSigma
-            markerParameters = .stills
-            markerParameters.decisiveChiSquare = decisive
-            markerParameters.cornerSigma = sigma
+            markerParameters = markerParameters.forStills()
             imageParameters.detectEveryFrame = true
             imageParameters.filter = nil
         }
