@@ -43,6 +43,7 @@ struct TemplateModel {
     cv::Matx<double, 10, 10> inverse;   // (A^T A)^-1
     cv::Matx22d brightness;             // the inverse of A^T A's gain-and-offset block
     std::vector<float> gradients;       // prepare_template's scratch, kept for its capacity
+    bool translation_only = false;      // only the homography's translation moves (the rest stays)
 };
 struct TemplateFit {
     bool converged = false;  // a step moved the template's outline less than the tolerance
@@ -51,8 +52,9 @@ struct TemplateFit {
 };
 // `smoothed`: the template (CV_32F, continuous), smoothed as the image it will be compared with.
 // Samples are the pixels whose gradient is at least `min_gradient_fraction` of the largest. False
-// when too few remain or their normal matrix is singular. `model`'s buffers are reused.
-bool prepare_template(const cv::Mat &smoothed, double min_gradient_fraction, TemplateModel &model);
+// when too few remain or their normal matrix is singular. `model`'s buffers are reused. With
+// `translation_only`, align_template moves the template without changing its shape.
+bool prepare_template(const cv::Mat &smoothed, double min_gradient_fraction, bool translation_only, TemplateModel &model);
 // Refines H (template pixels -> pixels of `image`, CV_8U) in at most `max_iterations`, until a
 // step moves the template's outline less than `tolerance` px. H is changed only when the fit
 // converges.
@@ -95,6 +97,22 @@ struct ak_marker_detector {
     std::unique_ptr<ak_apriltag_detector, void (*)(ak_apriltag_detector *)> apriltag{nullptr, ak_apriltag_detector_free};
     std::vector<ak_apriltag_detection> tags;  // reused AprilTag 3 output
 };
+
+// ---------------------------------------------------------------- marker refinement (marker_refinement.cpp)
+namespace akcv {
+// In place on det.corners (ids in det.ids), on the full-resolution gray image: OpenCV >= 4.7's
+// sub-pixel corners; border lines fitted to sub-pixel edges (also measuring each marker's edge blur
+// into det.edge_blur); the ideal marker aligned (needs refine_edges first).
+void refine_subpix(ak_marker_detector &det, const cv::Mat &gray);
+void refine_edges(ak_marker_detector &det, const cv::Mat &gray);
+void refine_template(ak_marker_detector &det, const cv::Mat &gray);
+// Template refinement of one marker from the corners given (TL, TR, BR, BL); false (quad unchanged)
+// when it does not converge within half a module.
+bool refine_template_from(ak_marker_detector &det, const cv::Mat &gray, int id, std::vector<cv::Point2f> &quad);
+// Follows marker `id` from predicted corners (ak_marker_detector_follow): the correlation of the
+// aligned template with the image, quad replaced; NaN (quad unchanged) when the alignment fails.
+double follow_marker(ak_marker_detector &det, const cv::Mat &gray, int id, std::vector<cv::Point2f> &quad);
+}  // namespace akcv
 
 struct ak_video_reader {
     cv::VideoCapture cap;

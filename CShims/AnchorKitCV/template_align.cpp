@@ -37,6 +37,11 @@ constexpr int kUnknowns = kParameters + 2;  // + gain and offset
 constexpr int kStride = TemplateModel::kRowStride;
 // Fewer samples than this leave the 10 unknowns ill-determined.
 constexpr int kMinSamples = 8 * kUnknowns;
+// At least 1 / this of the samples must stay inside the frame (a marker leaving the view is
+// followed while a third of its edges are in sight).
+constexpr int kMinShareInFrame = 3;
+// Halvings of a step that leaves the outline degenerate before the fit gives up.
+constexpr int kMaxHalvings = 8;
 using Normal = cv::Matx<double, kUnknowns, kUnknowns>;
 
 // (A^T A)^-1 over the samples (those flagged in `use` when it is not null), and the inverse of its
@@ -52,10 +57,25 @@ bool inverse_normal(const TemplateModel &m, const std::vector<char> *use, Normal
     Normal n;
     for (int r = 0; r < kUnknowns; ++r)
         for (int c = 0; c < kUnknowns; ++c) n(r, c) = acc[r][c];
+    if (m.translation_only) {
+        // Only p4 and p5 (and gain and offset) move: the others' rows and columns become identity,
+        // and their rows of the inverse are zeroed below, so their steps are 0.
+        for (int j = 0; j < kParameters; ++j) {
+            if (j == 4 || j == 5) continue;
+            for (int k = 0; k < kUnknowns; ++k) n(j, k) = n(k, j) = 0;
+            n(j, j) = 1;
+        }
+    }
     const cv::Matx22d b(n(kParameters, kParameters), n(kParameters, kParameters + 1), n(kParameters + 1, kParameters),
                         n(kParameters + 1, kParameters + 1));
-    return cv::invert(n, inverse, cv::DECOMP_CHOLESKY) && cv::checkRange(inverse) &&
-           cv::invert(b, brightness, cv::DECOMP_CHOLESKY) && cv::checkRange(brightness);
+    if (!(cv::invert(n, inverse, cv::DECOMP_CHOLESKY) && cv::checkRange(inverse) && cv::invert(b, brightness, cv::DECOMP_CHOLESKY) &&
+          cv::checkRange(brightness)))
+        return false;
+    if (m.translation_only)
+        for (int j = 0; j < kParameters; ++j)
+            if (j != 4 && j != 5)
+                for (int k = 0; k < kUnknowns; ++k) inverse(j, k) = 0;
+    return true;
 }
 
 // Where M maps normalised template coordinates (u, v); false behind the camera or at infinity.
@@ -69,7 +89,8 @@ bool project(const cv::Matx33d &M, double u, double v, double &x, double &y) {
 
 }  // namespace
 
-bool prepare_template(const cv::Mat &smoothed, double min_gradient_fraction, TemplateModel &model) {
+bool prepare_template(const cv::Mat &smoothed, double min_gradient_fraction, bool translation_only, TemplateModel &model) {
+    model.translation_only = translation_only;
     CV_Assert(smoothed.type() == CV_32F && smoothed.isContinuous());
     model.u.clear(), model.v.clear(), model.rows.clear();
     model.count = 0;
@@ -170,26 +191,27 @@ TemplateFit align_template(const TemplateModel &model, const cv::Mat &image, cv:
             left = std::min(left, x), top = std::min(top, y);
         }
         const int count = model.count;
+        // Once the outline crosses the frame's edge the sample set only shrinks: a set that grew
+        // back and shrank again as the fit moved would make its costs incomparable (they are
+        // compared only within one set) and the fit could cycle without converging.
         if (!inside) {
             now.assign(static_cast<size_t>(count), 0);
             int in_frame = 0;
             for (int k = 0; k < count; ++k) {
                 double x, y;
-                const bool ok = project(Hn, model.u[static_cast<size_t>(k)], model.v[static_cast<size_t>(k)], x, y) && x >= 0 &&
+                const bool ok = (!partial || use[static_cast<size_t>(k)]) &&
+                                project(Hn, model.u[static_cast<size_t>(k)], model.v[static_cast<size_t>(k)], x, y) && x >= 0 &&
                                 y >= 0 && x < xmax && y < ymax;
                 now[static_cast<size_t>(k)] = ok;
                 in_frame += ok;
             }
-            if (in_frame < kMinSamples || in_frame * 2 < count) return fit;
+            if (in_frame < kMinSamples || in_frame * kMinShareInFrame < count) return fit;
             if (!partial || now != use) {
                 use.swap(now);
                 if (!inverse_normal(model, &use, partial_inverse, partial_brightness)) return fit;
                 partial = true;
                 ++set;
             }
-        } else if (partial) {
-            partial = false;
-            ++set;
         }
         const Normal &inverse = partial ? partial_inverse : model.inverse;
         const cv::Matx22d &brightness = partial ? partial_brightness : model.brightness;
@@ -270,9 +292,16 @@ TemplateFit align_template(const TemplateModel &model, const cv::Mat &image, cv:
         for (int j = 0; j < kParameters; ++j) dp[j] = z[j] / next_gain;
         gain = next_gain, offset += z[kParameters + 1];
 
+        // A step that would put the outline behind the camera or at infinity (a poorly constrained
+        // perspective term, as when the template is heavily blurred or cut by the frame's edge) is
+        // halved until it does not.
         cv::Matx33d next;
-        if (!normalised(Hn * warp_of(dp).inv(), next)) return fit;
-        const double moved = moved_between(Hn, next);
+        double moved = std::numeric_limits<double>::infinity();
+        for (int halvings = 0; halvings < kMaxHalvings; ++halvings) {
+            if (normalised(Hn * warp_of(dp).inv(), next)) moved = moved_between(Hn, next);
+            if (std::isfinite(moved)) break;
+            for (double &d : dp) d *= 0.5;
+        }
         if (!std::isfinite(moved)) return fit;
         Hn = next;
         if (moved < tolerance) {

@@ -183,7 +183,7 @@ struct MarkerPoseTests {
 
     // MARK: The committed datasets
 
-    @Test(arguments: Paths.datasetNames)
+    @Test(arguments: Paths.datasetNames + Paths.walkDatasetNames)
     func datasetMeetsTheThresholds(_ name: String) throws {
         let sequence = try RecordedSequence(folder: Paths.dataset(name))
         let truth = try #require(try sequence.groundTruth())

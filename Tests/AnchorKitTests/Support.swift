@@ -26,6 +26,8 @@ enum Paths {
 
     /// The committed sequences under `<root>/Datasets`.
     static let datasetNames = ["markers-aruco-table", "markers-apriltag-far", "markers-blur"]  // marker sequences
+    /// Walks past far, small, oblique, blurred markers, several printing one id (MarkerScenes).
+    static let walkDatasetNames = ["markers-far-walk", "markers-blur-walk"]
 
     static func dataset(_ name: String) -> String { repoRoot + "/Datasets/" + name }
 }

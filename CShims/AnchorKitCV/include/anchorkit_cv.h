@@ -184,6 +184,16 @@ ak_status ak_marker_detector_detect_region(ak_marker_detector *detector, const a
 ak_status ak_marker_detector_refine_template(ak_marker_detector *detector, const ak_image *image, int id,
                                             float corners[8], int *refined);
 
+/* Follows marker `id` into `image` from predicted corners (as in ak_marker_detection.corners, e.g.
+ * extrapolated from earlier frames), for a marker no detection found (too blurred, oblique or
+ * partly outside the image for its candidate stage): the marker's ideal picture, blurred by about
+ * one module, is aligned from there (it reaches about two modules), then refined as TEMPLATE
+ * refinement does. *correlation gets the Pearson correlation (-1...1) of the aligned picture with
+ * the image under it, and the corners are replaced; the caller decides what correlation is enough.
+ * NaN, corners unchanged, when the alignment fails or less than a third of the picture is in the image. */
+ak_status ak_marker_detector_follow(ak_marker_detector *detector, const ak_image *image, int id, float corners[8],
+                                    double *correlation);
+
 /* ---------------------------------------------------------------- camera & pose */
 
 typedef struct {

@@ -124,15 +124,35 @@ public final class MarkerDetector {
     /// like the edges along the given sides, aligned to `image`. nil when that alignment does not
     /// converge with every corner within half a module of where it was given.
     public func refineTemplate(id: Int, corners: [SIMD2<Double>], in image: Image) throws -> [SIMD2<Double>]? {
+        var flat = try flattened(corners, of: id)
+        var refined: Int32 = 0
+        try NativeError.check(ak_marker_detector_refine_template(handle, image.handle, Int32(id), &flat, &refined), "template refinement")
+        return refined != 0 ? Self.points(flat) : nil
+    }
+
+    /// Marker `id` followed into `image` from `predicted` corners (TL, TR, BR, BL px), for a marker
+    /// that detection missed (blurred, oblique, partly outside the image): its ideal picture is
+    /// aligned from there (reaching about two modules) and refined as `.template` refinement does.
+    /// Returns the corners and the Pearson correlation (-1...1) of the aligned picture with the
+    /// image under it, for the caller to judge; nil when the alignment fails or less than half of
+    /// the picture is inside the image.
+    public func follow(id: Int, from predicted: [SIMD2<Double>], in image: Image) throws -> (corners: [SIMD2<Double>], correlation: Double)? {
+        var flat = try flattened(predicted, of: id)
+        var correlation = Double.nan
+        try NativeError.check(ak_marker_detector_follow(handle, image.handle, Int32(id), &flat, &correlation), "marker following")
+        return correlation.isFinite ? (Self.points(flat), correlation) : nil
+    }
+
+    private func flattened(_ corners: [SIMD2<Double>], of id: Int) throws -> [Float] {
         guard corners.count == 4 else { throw MarkerError("a marker has 4 corners, got \(corners.count)") }
         guard (0..<dictionary.count).contains(id) else {
             throw MarkerError("marker id \(id) is not in \(dictionary.name) (0..<\(dictionary.count))")
         }
-        var flat = corners.flatMap { [Float($0.x), Float($0.y)] }
-        var refined: Int32 = 0
-        try NativeError.check(ak_marker_detector_refine_template(handle, image.handle, Int32(id), &flat, &refined), "template refinement")
-        guard refined != 0 else { return nil }
-        return (0..<4).map { SIMD2(Double(flat[2 * $0]), Double(flat[2 * $0 + 1])) }
+        return corners.flatMap { [Float($0.x), Float($0.y)] }
+    }
+
+    private static func points(_ flat: [Float]) -> [SIMD2<Double>] {
+        (0..<4).map { SIMD2(Double(flat[2 * $0]), Double(flat[2 * $0 + 1])) }
     }
 
     /// Calls the shim with room for the detections, growing the buffer if it was too small.

@@ -3,7 +3,9 @@
 /// Search: a full-frame pass per dictionary every ``Parameters/fullSearchInterval`` frames (and
 /// whenever a followed marker is lost); in between, each recently seen marker is searched for in a
 /// region around its predicted corners, resampled to a working size, plus a coarse full-frame pass
-/// for large newcomers. Several markers may print the same id: ``MarkerInstances`` tells them apart
+/// for large newcomers. A confirmed marker its region misses (blurred, oblique, partly outside the
+/// image) is followed by aligning its ideal picture from the predicted corners, shifted as the
+/// markers found in the frame moved, and kept when the picture correlates well with the image. Several markers may print the same id: ``MarkerInstances`` tells them apart
 /// and numbers them (anchor ids `marker/<dictionary>/<id>/<instance>` after the first).
 ///
 /// Pose: refined corners, and both IPPE_SQUARE hypotheses per marker. A likelihood-ratio test on
@@ -36,6 +38,11 @@ public final class MarkerTracker: AnchorTracker {
         /// large). 0: no regions, a full-frame pass every frame.
         public var recoveryFrames = 3
         public var regionSidePixels = 48.0
+        /// A confirmed marker its region search missed (too blurred, oblique or partly outside the
+        /// image for the candidate stage) is followed from its predicted corners by aligning its
+        /// ideal picture (``MarkerDetector/follow(id:from:in:)``), and kept when the picture
+        /// correlates with the image at least this much (Pearson, -1...1); nil: not followed.
+        public var followingCorrelation: Double? = 0.9
         /// A full-frame pass runs every this many frames, and whenever a followed marker was not
         /// found in its region or none is followed; in between, only the regions (and the coarse
         /// pass below). 1: every frame. Markers that appear between passes, too small for the
@@ -204,6 +211,7 @@ public final class MarkerTracker: AnchorTracker {
         var lost = false
         if parameters.recoveryFrames > 0 {
             var taken = Set(found.map(\.key))
+            var missing: [(key: MarkerInstances.Key, predicted: [SIMD2<Double>])] = []
             for key in instances.recent(in: name, before: frame.index, within: parameters.recoveryFrames) where !taken.contains(key) {
                 let sighting = instances.sightings[key]!
                 let predicted = sighting.predictedCorners(at: frame.index)
@@ -223,12 +231,49 @@ public final class MarkerTracker: AnchorTracker {
                     found.append((key, d))
                     taken.insert(key)
                 } else {
-                    lost = true
+                    missing.append((key, predicted))
+                }
+            }
+            // The markers found show how this frame departs from the constant-velocity prediction
+            // (the camera shook): the ones missed are followed from a prediction shifted alike.
+            let shift = predictionShift(of: found, at: frame.index)
+            // A region that came back empty still calls for a full-frame pass next: where one marker
+            // is too blurred to detect, others may be, and a full pass also finds newcomers.
+            lost = !missing.isEmpty
+            for (key, predicted) in missing {
+                if let followed = try follow(key, from: predicted.map { $0 + shift }, with: detector, in: frame.image, trusted: family) {
+                    found.append((key, followed))
                 }
             }
         }
         for f in found { instances.record(f.key, corners: f.detection.corners, frame: frame.index) }
         return (found, lost)
+    }
+
+    /// The median displacement of the markers `found` in this frame from their predicted positions,
+    /// pixels (zero when none was seen before).
+    private func predictionShift(of found: [(key: MarkerInstances.Key, detection: MarkerDetection)], at frame: Int) -> SIMD2<Double> {
+        let shifts = found.compactMap { f in
+            instances.sightings[f.key].map { MarkerInstances.centre(of: f.detection.corners) - MarkerInstances.centre(of: $0.predictedCorners(at: frame)) }
+        }
+        guard !shifts.isEmpty else { return .zero }
+        func median(_ v: [Double]) -> Double {
+            let s = v.sorted()
+            return s.count % 2 == 1 ? s[s.count / 2] : 0.5 * (s[s.count / 2 - 1] + s[s.count / 2])
+        }
+        return SIMD2(median(shifts.map(\.x)), median(shifts.map(\.y)))
+    }
+
+    /// Marker `key` followed from its predicted corners (see ``Parameters/followingCorrelation``):
+    /// only a confirmed marker, or one of a set that lists its ids, so that a look-alike seen once
+    /// is not carried into confirmation.
+    private func follow(_ key: MarkerInstances.Key, from predicted: [SIMD2<Double>], with detector: MarkerDetector,
+                        in image: Image, trusted family: Family) throws -> MarkerDetection? {
+        guard let threshold = parameters.followingCorrelation else { return nil }
+        let listed = family.sets.first { $0.accepts(key.id) }?.ids != nil
+        guard listed || confirmed.contains(key.identifier) else { return nil }
+        guard let (corners, correlation) = try detector.follow(id: key.id, from: predicted, in: image) else { return nil }
+        return correlation >= threshold ? MarkerDetection(id: key.id, corners: corners) : nil
     }
 
     /// Counts consecutive detections of a not-yet-reported id; true once it has enough.

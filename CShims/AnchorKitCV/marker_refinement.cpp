@@ -1,0 +1,386 @@
+// marker_refinement.cpp — corner refinement of identified markers, after their candidates are
+// found (markers.cpp): OpenCV's sub-pixel corners, border lines fitted to sub-pixel edges, and the
+// marker's ideal picture aligned to the frame (template_align.cpp solves that alignment). Also the
+// following of a known marker from predicted corners, which uses the same template.
+#include "internal.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+namespace akcv {
+
+namespace {
+// The side of one code module in pixels: the quad's mean side over `modules` (bits + borders).
+double module_size(const std::vector<cv::Point2f> &quad, int modules) {
+    double perimeter = 0;
+    for (size_t k = 0; k < 4; ++k) perimeter += cv::norm(quad[k] - quad[(k + 1) % 4]);
+    return perimeter / (4.0 * modules);
+}
+
+// The module's width along the marker's x and y axes, px: the mean of the sides crossing each axis
+// (sides 0 and 2 run along x) over `modules`.
+cv::Vec2d axis_modules(const std::vector<cv::Point2f> &quad, int modules) {
+    const double x = cv::norm(quad[1] - quad[0]) + cv::norm(quad[2] - quad[3]), y = cv::norm(quad[3] - quad[0]) + cv::norm(quad[2] - quad[1]);
+    return cv::Vec2d(x, y) / (2.0 * modules);
+}
+
+// Corner refinement as OpenCV >= 4.7 does it (aruco_detector.cpp): the cornerSubPix half-window is
+// min(refinement_window, max(1, round(0.3 * module size))), the module size being the mean side of
+// the quad over markerSize + 2 border bits; criteria 50 iterations / 0.01 px.
+}  // namespace
+
+void refine_subpix(ak_marker_detector &det, const cv::Mat &gray) {
+    const int modules = det.dict->markerSize + 2 * det.params->markerBorderBits;
+    const cv::TermCriteria criteria(cv::TermCriteria::MAX_ITER | cv::TermCriteria::EPS,
+                                    det.params->cornerRefinementMaxIterations, det.params->cornerRefinementMinAccuracy);
+    for (std::vector<cv::Point2f> &quad : det.corners) {
+        if (quad.size() != 4) continue;
+        const double module = module_size(quad, modules);
+        const int win = std::min(det.subpix_window, std::max(1, cvRound(0.3 * module)));
+        cv::cornerSubPix(gray, quad, cv::Size(win, win), cv::Size(-1, -1), criteria);
+    }
+}
+
+namespace {
+
+// Bilinear intensity at a sub-pixel position (pixel centres at integers), clamped to the image.
+inline double sample(const cv::Mat &gray, double x, double y) {
+    x = std::min(std::max(x, 0.0), gray.cols - 1.001);
+    y = std::min(std::max(y, 0.0), gray.rows - 1.001);
+    const int x0 = static_cast<int>(x), y0 = static_cast<int>(y);
+    const double fx = x - x0, fy = y - y0;
+    const uchar *r0 = gray.ptr<uchar>(y0), *r1 = gray.ptr<uchar>(y0 + 1);
+    return (1 - fy) * ((1 - fx) * r0[x0] + fx * r0[x0 + 1]) + fy * ((1 - fx) * r1[x0] + fx * r1[x0 + 1]);
+}
+
+// The Gaussian sigma (px) of edges whose rise over one pixel, at its steepest, is `rises` times
+// their contrast: for an edge blurred by sigma that share is erf(0.5 / (sigma sqrt 2)). The
+// median share is inverted by bisection. NaN without rises. Sharp edges measure 0.3-0.5 px (the
+// pixels' own width and the bilinear interpolation that samples them): 0.3 on average on the
+// real photos of `bench marker-photos`, 0.5 on markers-aruco-table, 0.95 on markers-blur.
+double blur_of_rises(std::vector<double> &rises) {
+    if (rises.empty()) return std::numeric_limits<double>::quiet_NaN();
+    const auto mid = rises.begin() + static_cast<std::ptrdiff_t>(rises.size() / 2);
+    std::nth_element(rises.begin(), mid, rises.end());
+    const double share = std::min(0.999, std::max(0.05, *mid));
+    double lo = 0.05, hi = 20;
+    for (int i = 0; i < 40; ++i) {
+        const double sigma = 0.5 * (lo + hi);
+        (std::erf(0.5 / (sigma * std::sqrt(2.0))) > share ? lo : hi) = sigma;
+    }
+    return 0.5 * (lo + hi);
+}
+
+// Edge refinement: the corners of a blurred square are rounded, and corner detectors
+// (cornerSubPix included) settle 0.1-0.3 px inside them; the edges away from the corners are not
+// rounded. So each side of the black border is located from sub-pixel gradient maxima along its
+// normal (its middle 70 %), a line is fitted to them, and the corners become the intersections of
+// adjacent lines. When a corner would move more than half a module, all keep their positions.
+// The steepest rises also give the edges' blur (blur_of_rises), per direction: sides 1 and 3
+// cross the marker's x axis, sides 0 and 2 its y axis (motion blurs one direction). `blur` gets
+// them (NaN when a side cannot be located), whether or not the corners move.
+void refine_quad_edges(const cv::Mat &gray, int modules, std::vector<cv::Point2f> &quad, cv::Vec2d &blur) {
+    blur = cv::Vec2d::all(std::numeric_limits<double>::quiet_NaN());
+    std::vector<double> rises[2];
+    const double module = module_size(quad, modules);
+    const double reach = std::min(4.0, std::max(2.0, 0.45 * module));
+    const double step = 0.25;
+    const int taps = static_cast<int>(std::ceil(reach / step));
+    cv::Point2d centre(0, 0);
+    for (const cv::Point2f &c : quad) centre += cv::Point2d(c.x, c.y) * 0.25;
+
+    cv::Vec3d lines[4];  // a x + b y + c = 0, (a, b) unit
+    bool ok = true;
+    for (int k = 0; k < 4 && ok; ++k) {
+        const cv::Point2d a(quad[k].x, quad[k].y), b(quad[(k + 1) % 4].x, quad[(k + 1) % 4].y);
+        const double len = cv::norm(b - a);
+        if (len < 4) { ok = false; break; }
+        const cv::Point2d dir = (b - a) / len;
+        cv::Point2d normal(-dir.y, dir.x);
+        if (normal.dot(centre - a) > 0) normal = -normal;  // points outward, toward the white
+        std::vector<cv::Point2d> points;
+        std::vector<double> weights;
+        std::vector<double> profile(static_cast<size_t>(2 * taps + 1));
+        const int samples = std::max(3, static_cast<int>(len * 0.7));
+        for (int i = 0; i < samples; ++i) {
+            const double s = 0.15 + 0.7 * (i + 0.5) / samples;
+            const cv::Point2d p = a + (b - a) * s;
+            for (int t = -taps; t <= taps; ++t) {
+                const cv::Point2d q = p + normal * (t * step);
+                profile[static_cast<size_t>(t + taps)] = sample(gray, q.x, q.y);
+            }
+            // Dark inside, light outside: the edge is the largest rise along the normal,
+            // measured over +-half a pixel (a shorter baseline only adds noise).
+            const int h = 2;
+            int best = -1;
+            double bestRise = 0;
+            for (int t = h; t <= 2 * taps - h; ++t) {
+                const double rise = profile[static_cast<size_t>(t + h)] - profile[static_cast<size_t>(t - h)];
+                if (rise > bestRise) { bestRise = rise; best = t; }
+            }
+            if (best <= h || best >= 2 * taps - h) continue;
+            const double gm = profile[static_cast<size_t>(best - 1 + h)] - profile[static_cast<size_t>(best - 1 - h)];
+            const double g0 = bestRise;
+            const double gp = profile[static_cast<size_t>(best + 1 + h)] - profile[static_cast<size_t>(best + 1 - h)];
+            const double denom = gm - 2 * g0 + gp;
+            const double offset = denom < 0 ? 0.5 * (gm - gp) / denom : 0.0;
+            if (std::abs(offset) > 1) continue;
+            points.push_back(p + normal * ((best - taps + offset) * step));
+            weights.push_back(g0);
+            const double contrast = profile.back() - profile.front();
+            if (contrast > 0) rises[1 - k % 2].push_back(g0 / contrast);
+        }
+        if (points.size() < 3) { ok = false; break; }
+        // Weighted total least squares: the line through the weighted centroid along the
+        // principal direction.
+        double sw = 0, mx = 0, my = 0;
+        for (size_t i = 0; i < points.size(); ++i) { sw += weights[i]; mx += weights[i] * points[i].x; my += weights[i] * points[i].y; }
+        mx /= sw; my /= sw;
+        double sxx = 0, sxy = 0, syy = 0;
+        for (size_t i = 0; i < points.size(); ++i) {
+            const double dx = points[i].x - mx, dy = points[i].y - my;
+            sxx += weights[i] * dx * dx; sxy += weights[i] * dx * dy; syy += weights[i] * dy * dy;
+        }
+        const double theta = 0.5 * std::atan2(2 * sxy, sxx - syy);  // direction of the line
+        const double nx = -std::sin(theta), ny = std::cos(theta);
+        lines[k] = cv::Vec3d(nx, ny, -(nx * mx + ny * my));
+    }
+    if (!ok) return;
+    blur = cv::Vec2d(blur_of_rises(rises[0]), blur_of_rises(rises[1]));
+    std::vector<cv::Point2f> refined(4);
+    for (int k = 0; k < 4 && ok; ++k) {
+        const cv::Vec3d &l1 = lines[(k + 3) % 4], &l2 = lines[k];  // corner k joins side k-1 and side k
+        const double det2 = l1[0] * l2[1] - l1[1] * l2[0];
+        if (std::abs(det2) < 1e-6) { ok = false; break; }
+        const double x = (l1[1] * l2[2] - l2[1] * l1[2]) / det2;
+        const double y = (l2[0] * l1[2] - l1[0] * l2[2]) / det2;
+        if (std::hypot(x - quad[k].x, y - quad[k].y) > std::max(1.0, 0.5 * module)) { ok = false; break; }
+        refined[k] = cv::Point2f(static_cast<float>(x), static_cast<float>(y));
+    }
+    if (ok) quad = refined;
+}
+
+}  // namespace
+
+void refine_edges(ak_marker_detector &det, const cv::Mat &gray) {
+    const int modules = det.dict->markerSize + 2 * det.params->markerBorderBits;
+    det.edge_blur.assign(det.corners.size(), cv::Vec2d::all(std::numeric_limits<double>::quiet_NaN()));
+    for (size_t m = 0; m < det.corners.size(); ++m)
+        if (det.corners[m].size() == 4) refine_quad_edges(gray, modules, det.corners[m], det.edge_blur[m]);
+}
+
+
+namespace {
+
+// Template refinement: once a marker is identified its ideal picture is known, and aligning it to
+// the image (align_template: a homography, invariant to gain and offset) lets every bit edge
+// contribute, not only the four border lines, which matters most for small markers. The result is
+// kept only if the fit converges and no corner moves by more than half a module. About 0.1 ms a
+// marker, where OpenCV's findTransformECC, which smoothed and differentiated the whole crop at
+// every iteration, took about 1 ms.
+// Template pixels per module: at least 4 (a 2-3 px module is upsampled), at most 10 (a larger
+// template costs time and adds no accuracy).
+constexpr double kTemplatePixelsPerModuleMin = 4, kTemplatePixelsPerModuleMax = 10;
+// The template is blurred to look like the image, with a Gaussian per template axis whose sigma in
+// image pixels is what refine_edges measured across the sides of that direction, less the
+// template pixels' own width (variance 1/12 px^2). A template sharper or blurrier than the image
+// biases the fit wherever the marker is not symmetric (one white bit between black ones, say): on
+// markers-blur (motion-blurred one way) median corner error 0.097 px with ECC (one 3x3 Gaussian
+// on both images), 0.098 with one sigma for both axes, 0.087 with one per axis. At least 0.5
+// template px: thinner edges, a two-pixel band, converge badly, and 0.4 or 0.6 gave larger median
+// errors on markers-aruco-table (0.044, 0.048 against 0.041 px) and markers-apriltag-far (0.060,
+// 0.059 against 0.058 px). At most 3.
+constexpr double kTemplateSigmaMin = 0.5, kTemplateSigmaMax = 3;
+// The blur assumed when the edges could not be measured (px).
+constexpr double kUnmeasuredBlur = 0.7;
+// Markers whose modules are under this many pixels (their template is upsampled) are aligned on the
+// image smoothed by the 3x3 Gaussian ECC used (variance 0.5 px^2 per axis, added to the template's
+// blur). On markers-apriltag-far (~20 px tags, MPEG-4 video) that brought the non-similarity part
+// of the corner errors, which the poses' tilt rests on, from 0.029 to 0.026 px (ECC 0.026), and the
+// rotation error median from 0.373-0.383 to 0.357 degrees (ECC 0.364); on larger markers it cost
+// accuracy (markers-aruco-table, all smoothed: 0.041 -> 0.050 px).
+constexpr double kSmoothedImageBelowModule = 4, kImageSmoothingVariance = 0.5;
+// Samples: template pixels with at least this share of the strongest gradient (0.02 and 0.2 were
+// as accurate to 0.001 px; 0.02 takes more samples, 0.2 more iterations).
+constexpr double kTemplateGradientShare = 0.1;
+// The fit stops when a step moves the template's outline less than this (px), a small part of the
+// corner errors (0.04-0.09 px median on the committed sequences).
+constexpr int kTemplateIterations = 30;
+constexpr double kTemplateTolerance = 0.01;
+
+// The ideal picture of marker `id`, blurred by `blur` (Gaussian sigma per marker axis, image px;
+// NaN: unmeasured) at the scale of `quad`, aligned to `gray` from `quad`. False, with `quad`
+// unchanged, when the alignment does not converge or moves a corner more than `reach` modules.
+// `sigma_cap`: the most template blur allowed (template px). On success `fit` (when not null) gets
+// the template's geometry for template_correlation.
+struct TemplatePlacement {
+    int side = 0, margin = 0;  // template px: the code with its border, and the white quiet zone
+    cv::Matx33d H;             // template px -> image px
+};
+
+// Draws marker `id` into det.template_smooth at the scale of `quad`, blurred like an image whose
+// edges have `blur` (Gaussian sigma, image px, across the sides of each marker axis; see
+// align_quad_template). The blur is converted per axis, with the module's width along that axis:
+// a marker seen obliquely is foreshortened along one. Its geometry goes to `placement` (H is left
+// alone).
+void draw_marker_template(ak_marker_detector &det, int id, const std::vector<cv::Point2f> &quad, cv::Vec2d blur, double sigma_cap,
+                          bool smooth_image, TemplatePlacement &placement) {
+    const int modules = det.dict->markerSize + 2 * det.params->markerBorderBits;
+    const double module = module_size(quad, modules);
+    const cv::Vec2d across = axis_modules(quad, modules);
+    const int ppm = static_cast<int>(std::lround(std::min(kTemplatePixelsPerModuleMax, std::max(kTemplatePixelsPerModuleMin, module))));
+    const int side = modules * ppm, margin = std::max(2, ppm / 2);
+    double sigma[2];
+    for (int a = 0; a < 2; ++a) {
+        double b = std::isfinite(blur[a]) ? blur[a] : kUnmeasuredBlur;
+        if (smooth_image) b = std::sqrt(b * b + kImageSmoothingVariance);
+        const double in_template = b * ppm / across[a];
+        sigma[a] = std::min(sigma_cap, std::max(kTemplateSigmaMin, std::sqrt(std::max(0.0, in_template * in_template - 1.0 / 12))));
+    }
+    cv::aruco::drawMarker(det.dict, id, side, det.template_code, det.params->markerBorderBits);
+    cv::copyMakeBorder(det.template_code, det.template_image, margin, margin, margin, margin, cv::BORDER_CONSTANT, cv::Scalar(255));
+    det.template_image.convertTo(det.template_smooth, CV_32F);
+    cv::GaussianBlur(det.template_smooth, det.template_smooth, cv::Size(0, 0), sigma[0], sigma[1], cv::BORDER_REPLICATE);
+    placement.side = side, placement.margin = margin;
+}
+
+// The homography from the template's pixels (its code's outer corners at margin - 0.5 and
+// margin + side - 0.5) to `quad`, shifted by -origin.
+cv::Matx33d template_to_quad(const TemplatePlacement &placement, const std::vector<cv::Point2f> &quad, cv::Point2f origin) {
+    const float lo = placement.margin - 0.5f, hi = placement.margin + placement.side - 0.5f;
+    const cv::Point2f model[4] = {{lo, lo}, {hi, lo}, {hi, hi}, {lo, hi}};
+    cv::Point2f local[4];
+    for (int k = 0; k < 4; ++k) local[k] = quad[static_cast<size_t>(k)] - origin;
+    return cv::Matx33d(cv::getPerspectiveTransform(model, local));
+}
+
+bool align_quad_template(ak_marker_detector &det, const cv::Mat &gray, int id, std::vector<cv::Point2f> &quad, cv::Vec2d blur,
+                         double sigma_cap, double reach, double tolerance, bool translation_only, TemplatePlacement *fit) {
+    const int modules = det.dict->markerSize + 2 * det.params->markerBorderBits;
+    const double module = module_size(quad, modules);
+    if (!(module > 0)) return false;
+    const bool smooth_image = module < kSmoothedImageBelowModule;
+    TemplatePlacement placement;
+    draw_marker_template(det, id, quad, blur, sigma_cap, smooth_image, placement);
+    const int side = placement.side, margin = placement.margin;
+    if (!prepare_template(det.template_smooth, kTemplateGradientShare, translation_only, det.template_model)) return false;
+
+    cv::Point2f origin(0, 0);
+    const cv::Mat *target = &gray;
+    if (smooth_image) {
+        cv::Rect box = cv::boundingRect(quad);
+        const int pad = static_cast<int>(std::ceil((2 + reach) * module)) + 4;
+        box = cv::Rect(box.x - pad, box.y - pad, box.width + 2 * pad, box.height + 2 * pad) & cv::Rect(0, 0, gray.cols, gray.rows);
+        if (box.width < 8 || box.height < 8) return false;
+        origin = cv::Point2f(static_cast<float>(box.x), static_cast<float>(box.y));
+        cv::GaussianBlur(gray(box), det.template_crop, cv::Size(3, 3), 0, 0);
+        target = &det.template_crop;
+    }
+    const float lo = margin - 0.5f, hi = margin + side - 0.5f;
+    const cv::Point2f model[4] = {{lo, lo}, {hi, lo}, {hi, hi}, {lo, hi}};
+    cv::Matx33d H = template_to_quad(placement, quad, origin);
+    const TemplateFit fitted = align_template(det.template_model, *target, H, kTemplateIterations, tolerance);
+    if (!fitted.converged) return false;
+    std::vector<cv::Point2f> out(4);
+    for (int k = 0; k < 4; ++k) {
+        const cv::Vec3d p = H * cv::Vec3d(model[k].x, model[k].y, 1);
+        out[static_cast<size_t>(k)] = cv::Point2f(static_cast<float>(p[0] / p[2]), static_cast<float>(p[1] / p[2])) + origin;
+        if (!(cv::norm(out[static_cast<size_t>(k)] - quad[static_cast<size_t>(k)]) <= reach * module)) return false;
+    }
+    quad = out;
+    if (fit) {
+        fit->side = side, fit->margin = margin;
+        fit->H = cv::Matx33d(1, 0, origin.x, 0, 1, origin.y, 0, 0, 1) * H;
+    }
+    return true;
+}
+
+// Refines one identified quad, given the blur of its edges (refine_quad_edges): no corner may move
+// more than half a module.
+bool refine_quad_template(ak_marker_detector &det, const cv::Mat &gray, int id, std::vector<cv::Point2f> &quad, cv::Vec2d blur,
+                          TemplatePlacement *fit = nullptr) {
+    return align_quad_template(det, gray, id, quad, blur, kTemplateSigmaMax, 0.5, kTemplateTolerance, false, fit);
+}
+
+// Pearson correlation between the template last prepared (det.template_smooth) and the image under
+// it, over the template pixels that fall inside the image; NaN when fewer than a third do.
+double template_correlation(const ak_marker_detector &det, const cv::Mat &gray, const TemplatePlacement &fit) {
+    const cv::Mat &t = det.template_smooth;
+    double n = 0, st = 0, si = 0, stt = 0, sii = 0, sti = 0;
+    for (int y = 0; y < t.rows; ++y)
+        for (int x = 0; x < t.cols; ++x) {
+            const cv::Vec3d p = fit.H * cv::Vec3d(x, y, 1);
+            if (!(p[2] > 0)) continue;
+            const double u = p[0] / p[2], v = p[1] / p[2];
+            if (!(u >= 0 && v >= 0 && u <= gray.cols - 1.001 && v <= gray.rows - 1.001)) continue;
+            const double a = t.at<float>(y, x), b = sample(gray, u, v);
+            n += 1, st += a, si += b, stt += a * a, sii += b * b, sti += a * b;
+        }
+    if (n * 3 < static_cast<double>(t.total())) return std::numeric_limits<double>::quiet_NaN();
+    const double vt = stt - st * st / n, vi = sii - si * si / n, c = sti - st * si / n;
+    return vt > 0 && vi > 0 ? c / std::sqrt(vt * vi) : 0.0;
+}
+
+// Following: from predicted corners the template, blurred by about a module, is first moved without
+// changing its shape (the prediction's shape is good; a blurred, foreshortened marker leaves a free
+// homography room to deform), then aligned as a homography less blurred, then refined as a
+// detection is. A sharp template's basin spans about half a module; a blurred one's about one.
+constexpr int kFollowStages = 3;
+// Template blur per stage, in modules along each marker axis (the last stage's is measured).
+// Measured by following every marker of markers-blur-walk (frames 0, 7, 14 ...) from its true
+// corners shifted by 1.5-5 px: 1.0 / 0.4 brought the most within 1 px (0.6-1.2 tried for the first).
+constexpr double kFollowStageBlurModules[kFollowStages] = {1.0, 0.4, 0};
+// ... and at most this, px: a large marker's prediction is off by a small part of a module.
+constexpr double kFollowStageBlurMax[kFollowStages] = {3.0, 1.5, 0};
+// How far each stage may move a corner, modules; and its convergence tolerance, px.
+constexpr double kFollowReach[kFollowStages] = {2.0, 1.0, 0.5};
+constexpr double kFollowTolerance[kFollowStages] = {0.1, 0.05, kTemplateTolerance};
+// Templates this blurred are still drawn faithfully (the refinement's cap is lower).
+constexpr double kFollowSigmaCap = 10;
+
+}  // namespace
+
+void refine_template(ak_marker_detector &det, const cv::Mat &gray) {
+    for (size_t m = 0; m < det.corners.size(); ++m)
+        if (det.corners[m].size() == 4 && m < det.edge_blur.size()) refine_quad_template(det, gray, det.ids[m], det.corners[m], det.edge_blur[m]);
+}
+
+bool refine_template_from(ak_marker_detector &det, const cv::Mat &gray, int id, std::vector<cv::Point2f> &quad) {
+    // The edges are searched for only for their blur: the alignment starts from the corners given.
+    std::vector<cv::Point2f> located = quad;
+    cv::Vec2d blur;
+    refine_quad_edges(gray, det.dict->markerSize + 2 * det.params->markerBorderBits, located, blur);
+    return refine_quad_template(det, gray, id, quad, blur);
+}
+
+double follow_marker(ak_marker_detector &det, const cv::Mat &gray, int id, std::vector<cv::Point2f> &quad) {
+    const int modules = det.dict->markerSize + 2 * det.params->markerBorderBits;
+    const double module = module_size(quad, modules);
+    double correlation = std::numeric_limits<double>::quiet_NaN();
+    if (!(module > 0)) return correlation;
+    // Coarse to fine; each stage starts where the last converged, and the finest that converges
+    // gives the corners. The last uses the blur measured across the edges found there.
+    std::vector<cv::Point2f> moved = quad;
+    TemplatePlacement fit;
+    for (int stage = 0; stage < kFollowStages; ++stage) {
+        cv::Vec2d blur = kFollowStageBlurModules[stage] * axis_modules(moved, modules);
+        for (int a = 0; a < 2; ++a) blur[a] = std::min(blur[a], kFollowStageBlurMax[stage]);
+        if (stage == kFollowStages - 1) {  // as refine_template_from
+            std::vector<cv::Point2f> located = moved;
+            refine_quad_edges(gray, modules, located, blur);
+        }
+        const bool last = stage == kFollowStages - 1;
+        if (!align_quad_template(det, gray, id, moved, blur, last ? kTemplateSigmaMax : kFollowSigmaCap, kFollowReach[stage],
+                                 kFollowTolerance[stage], stage == 0, &fit)) {
+            if (stage == 0) return correlation;
+            break;
+        }
+        correlation = template_correlation(det, gray, fit);
+        if (!std::isfinite(correlation)) return correlation;
+        quad = moved;
+    }
+    return correlation;
+}
+
+}  // namespace akcv
