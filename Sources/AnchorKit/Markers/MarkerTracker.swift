@@ -1,12 +1,13 @@
 /// Tracks printed square markers (ArUco and AprilTag families) with metric 6-DoF poses.
 ///
 /// Search: a full-frame pass per dictionary every ``Parameters/fullSearchInterval`` frames (and
-/// whenever a followed marker is lost); in between, each recently seen marker is searched for in a
-/// region around its predicted corners, resampled to a working size, plus a coarse full-frame pass
-/// for large newcomers. A confirmed marker its region misses (blurred, oblique, partly outside the
-/// image) is followed by aligning its ideal picture from the predicted corners, shifted as the
-/// markers found in the frame moved, and kept when the picture correlates well with the image. Several markers may print the same id: ``MarkerInstances`` tells them apart
-/// and numbers them (anchor ids `marker/<dictionary>/<id>/<instance>` after the first).
+/// after a region search missed a marker); in between, each recently seen marker is searched for in
+/// a region around its predicted corners, resampled to a working size, plus a coarse full-frame
+/// pass for large newcomers. A confirmed marker its region misses (blurred, oblique, partly outside
+/// the image) is followed by aligning its ideal picture from the predicted corners, shifted as the
+/// markers found in the frame moved, and kept when the picture correlates well with the image.
+/// Several markers may print the same id: ``MarkerInstances`` tells them apart and numbers them
+/// (anchor ids `marker/<dictionary>/<id>/<instance>` after the first).
 ///
 /// Pose: refined corners, and both IPPE_SQUARE hypotheses per marker. A likelihood-ratio test on
 /// the two hypotheses' reprojection errors says when a frame is decisive; each marker's
@@ -241,7 +242,7 @@ public final class MarkerTracker: AnchorTracker {
             // is too blurred to detect, others may be, and a full pass also finds newcomers.
             lost = !missing.isEmpty
             for (key, predicted) in missing {
-                if let followed = try follow(key, from: predicted.map { $0 + shift }, with: detector, in: frame.image, trusted: family) {
+                if let followed = try follow(key, from: predicted.map { $0 + shift }, with: detector, in: frame.image, of: family) {
                     found.append((key, followed))
                 }
             }
@@ -268,7 +269,7 @@ public final class MarkerTracker: AnchorTracker {
     /// only a confirmed marker, or one of a set that lists its ids, so that a look-alike seen once
     /// is not carried into confirmation.
     private func follow(_ key: MarkerInstances.Key, from predicted: [SIMD2<Double>], with detector: MarkerDetector,
-                        in image: Image, trusted family: Family) throws -> MarkerDetection? {
+                        in image: Image, of family: Family) throws -> MarkerDetection? {
         guard let threshold = parameters.followingCorrelation else { return nil }
         let listed = family.sets.first { $0.accepts(key.id) }?.ids != nil
         guard listed || confirmed.contains(key.identifier) else { return nil }
