@@ -20,9 +20,7 @@ struct NeverFound {
         for anchor in update.anchors where anchor.isTracked {
             switch anchor.kind {
             case .marker:
-                // marker/<dictionary>/<id>[/<instance>]
-                let parts = anchor.identifier.split(separator: "/")
-                if parts.count >= 3, let id = Int(parts[2]) { markers[String(parts[1])]?.remove(id) }
+                if let code = anchor.markerCode { markers[code.dictionary]?.remove(code.id) }
             case .image: images.remove(anchor.name ?? "")
             case .plane: break
             }

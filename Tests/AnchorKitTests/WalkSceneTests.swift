@@ -71,8 +71,7 @@ struct WalkSceneTests {
         let seen = expected(truth)
         var instances: [String: Set<Int>] = [:]
         for a in seen {
-            let parts = a.identifier.split(separator: "/")
-            let dictionary = String(parts[1]), id = try #require(Int(parts[2]))
+            let (dictionary, id) = try #require(a.markerCode, "\(a.identifier)")
             #expect(a.name == String(id))
             #expect(a.identifier == Anchor.markerIdentifier(dictionary: dictionary, id: id, instance: a.instance ?? 0))
             #expect(a.instance != 0, "the first instance has no instance key")

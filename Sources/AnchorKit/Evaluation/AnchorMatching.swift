@@ -20,10 +20,8 @@ public enum AnchorMatching {
     /// The group an anchor is matched within: a marker's identifier without its instance
     /// (`marker/<dictionary>/<id>`), any other anchor's identifier.
     public static func group(of anchor: Anchor) -> String {
-        guard anchor.kind == .marker else { return anchor.identifier }
-        let parts = anchor.identifier.split(separator: "/", omittingEmptySubsequences: false)
-        guard parts.count == 4, parts[0] == "marker", Int(parts[3]) != nil else { return anchor.identifier }
-        return parts.prefix(3).joined(separator: "/")
+        guard let code = anchor.markerCode else { return anchor.identifier }
+        return Anchor.markerIdentifier(dictionary: code.dictionary, id: code.id)
     }
 
     /// Pairs `reported` with `truth` anchors of the same group (``group(of:)``), each anchor in

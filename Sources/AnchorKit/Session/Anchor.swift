@@ -56,6 +56,15 @@ public struct Anchor: Equatable, Sendable {
     public static func markerIdentifier(dictionary: String, id: Int, instance: Int = 0) -> String {
         instance == 0 ? "marker/\(dictionary)/\(id)" : "marker/\(dictionary)/\(id)/\(instance)"
     }
+
+    /// The dictionary and id of a marker anchor, read back from its identifier (see
+    /// ``markerIdentifier(dictionary:id:instance:)``); nil for other anchors.
+    public var markerCode: (dictionary: String, id: Int)? {
+        let parts = identifier.split(separator: "/", omittingEmptySubsequences: false)
+        guard kind == .marker, parts.count == 3 || (parts.count == 4 && Int(parts[3]) != nil), parts[0] == "marker",
+              let id = Int(parts[2]) else { return nil }
+        return (String(parts[1]), id)
+    }
 }
 
 extension Anchor: Codable {
