@@ -83,6 +83,7 @@ struct ak_marker_detector {
     cv::Ptr<cv::aruco::DetectorParameters> params;  // SUBPIX is done here, not by OpenCV (see markers.cpp)
     bool subpix = false;
     bool template_refinement = false;               // edges, then the ideal marker aligned (template_align.cpp)
+    bool template_correlation = false;              // ... and its correlation with the image measured
     int subpix_window = 5;                          // the largest half-size; adapted per marker
     cv::Mat gray;                                   // reused BGR->gray buffer
     std::vector<std::vector<cv::Point2f>> corners;  // reused outputs
@@ -90,6 +91,7 @@ struct ak_marker_detector {
     // Template refinement (markers.cpp): per marker the blur of its edges across its x and y axes
     // (Gaussian sigma, px; NaN when unmeasured), and buffers reused from marker to marker.
     std::vector<cv::Vec2d> edge_blur;
+    std::vector<float> correlations;  // per marker, of its template refinement (NaN: none)
     akcv::TemplateModel template_model;
     cv::Mat template_code, template_image, template_smooth, template_crop;
     uint64_t last_serial = 0;  // image of the results above: a retry with more capacity reuses them

@@ -342,8 +342,13 @@ constexpr double kFollowSigmaCap = 10;
 }  // namespace
 
 void refine_template(ak_marker_detector &det, const cv::Mat &gray) {
-    for (size_t m = 0; m < det.corners.size(); ++m)
-        if (det.corners[m].size() == 4 && m < det.edge_blur.size()) refine_quad_template(det, gray, det.ids[m], det.corners[m], det.edge_blur[m]);
+    det.correlations.assign(det.corners.size(), std::numeric_limits<float>::quiet_NaN());
+    for (size_t m = 0; m < det.corners.size(); ++m) {
+        TemplatePlacement fit;
+        if (det.corners[m].size() == 4 && m < det.edge_blur.size() &&
+            refine_quad_template(det, gray, det.ids[m], det.corners[m], det.edge_blur[m], &fit) && det.template_correlation)
+            det.correlations[m] = static_cast<float>(template_correlation(det, gray, fit));
+    }
 }
 
 bool refine_template_from(ak_marker_detector &det, const cv::Mat &gray, int id, std::vector<cv::Point2f> &quad) {

@@ -144,6 +144,7 @@ void ak_marker_params_default(ak_marker_params *params) {
         params->adaptive_thresh_win_size_max = d.adaptiveThreshWinSizeMax;
         params->adaptive_thresh_win_size_step = d.adaptiveThreshWinSizeStep;
         params->error_correction_rate = d.errorCorrectionRate;
+        params->template_correlation = 0;
     } catch (...) {
         // keep the literal defaults above
     }
@@ -190,6 +191,7 @@ ak_status ak_marker_detector_create(const ak_dictionary *dictionary, const ak_ma
         }
         d.cornerRefinementWinSize = p.refinement_window;
         det->template_refinement = p.corner_refinement == AK_CORNER_REFINE_TEMPLATE;
+        det->template_correlation = det->template_refinement && p.template_correlation != 0;
         if (p.corner_refinement == AK_CORNER_REFINE_SUBPIX || p.corner_refinement == AK_CORNER_REFINE_TEMPLATE) {
             d.cornerRefinementMaxIterations = 50;
             d.cornerRefinementMinAccuracy = 0.01;
@@ -246,6 +248,7 @@ void run_detection(ak_marker_detector &det, const ak_image &image, const cv::Rec
     }
     det.corners.clear();
     det.ids.clear();
+    det.correlations.clear();
     if (!region) {
         detect_candidates(det, *gray, 1);
     } else if (scale < 1 && det.apriltag) {
@@ -279,6 +282,8 @@ ak_status write_results(const char *fn, const ak_marker_detector &det, ak_marker
         if (c.size() != 4) return fail(AK_ERR_INTERNAL, fn, "OpenCV returned a marker with %zu corners", c.size());
         ak_marker_detection &d = detections[i];
         d.id = det.ids[static_cast<size_t>(i)];
+        d.correlation = static_cast<size_t>(i) < det.correlations.size() ? det.correlations[static_cast<size_t>(i)]
+                                                                         : std::numeric_limits<float>::quiet_NaN();
         for (int k = 0; k < 4; ++k) {
             d.corners[2 * k] = c[static_cast<size_t>(k)].x;
             d.corners[2 * k + 1] = c[static_cast<size_t>(k)].y;

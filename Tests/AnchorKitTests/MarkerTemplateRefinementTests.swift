@@ -89,11 +89,15 @@ struct MarkerTemplateRefinementTests {
     @Test(arguments: cases)
     func detectedCornersMatchTruth(_ c: Case) throws {
         let scene = try Self.scene(c)
-        let detections = try MarkerDetector(dictionary: Self.dictionary).detect(in: scene.image)
+        var parameters = MarkerDetectionParameters()
+        parameters.measuresCorrelation = true
+        let detections = try MarkerDetector(dictionary: Self.dictionary, parameters: parameters).detect(in: scene.image)
         let found = try #require(detections.first { $0.id == Self.id }, "\(c.name): found \(detections.map(\.id))")
         let error = Self.worst(found.corners, scene.corners)
         print("template refinement, \(c.name): worst corner error \(String(format: "%.3f", error)) px")
         #expect(error < c.tolerance)
+        // The aligned ideal picture correlates with the image: what confirms a new id (MarkerTracker).
+        #expect((found.correlation ?? 0) >= 0.9, "\(c.name): correlation \(String(describing: found.correlation))")
     }
 
     /// From starts 1 px off at every corner (8 sets of directions), the alignment converges to the

@@ -142,6 +142,8 @@ typedef struct {
     int adaptive_thresh_win_size_max;       /* default 23 */
     int adaptive_thresh_win_size_step;      /* default 10 */
     double error_correction_rate;           /* default 0.6 */
+    int template_correlation;               /* 1: TEMPLATE refinement also reports each marker's correlation
+                                             * (ak_marker_detection.correlation, ~0.03 ms a marker); default 0 */
 } ak_marker_params;
 
 /* Fills OpenCV's defaults, except corner_refinement = TEMPLATE. */
@@ -159,6 +161,9 @@ void ak_marker_detector_free(ak_marker_detector *detector);
 typedef struct {
     int id;
     float corners[8]; /* x0,y0, x1,y1, x2,y2, x3,y3 in px: TL, TR, BR, BL of the canonical marker */
+    float correlation; /* with TEMPLATE refinement and params.template_correlation: the Pearson
+                        * correlation (-1...1) of the aligned ideal marker with the image; else, or
+                        * when the alignment failed, NaN */
 } ak_marker_detection;
 
 /* Detects markers in one frame (gray or BGR). Writes at most `capacity` detections and sets
