@@ -32,9 +32,8 @@ public final class MarkerTracker: AnchorTracker {
         public var confirmationFrames = 2
         /// With `.template` corner refinement, a detection counts toward confirming a new id only
         /// if the id's ideal picture aligned to it correlates with the image at least this much
-        /// (Pearson, -1...1): look-alikes in texture decode as a code but do not look like it.
-        /// True markers measured 0.93-0.997 on the rendered walks and 0.96 or more on the real
-        /// photos; the walks' look-alikes did not align at all. nil: every detection counts.
+        /// (Pearson, -1...1): look-alikes in texture decode as a code but do not look like it
+        /// (measured correlations: Benchmarks/README.md, markers). nil: every detection counts.
         public var confirmationCorrelation: Double? = 0.8
         /// Noise of detected corners, pixels (the floor of the per-marker estimate); nil takes
         /// the noise measured for the corner refinement in use (``MarkerTracker/cornerNoise(for:)``).
