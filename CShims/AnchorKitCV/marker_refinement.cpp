@@ -5,6 +5,7 @@
 #include "internal.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <limits>
 
@@ -209,11 +210,7 @@ constexpr double kTemplateGradientShare = 0.1;
 constexpr int kTemplateIterations = 30;
 constexpr double kTemplateTolerance = 0.01;
 
-// The ideal picture of marker `id`, blurred by `blur` (Gaussian sigma per marker axis, image px;
-// NaN: unmeasured) at the scale of `quad`, aligned to `gray` from `quad`. False, with `quad`
-// unchanged, when the alignment does not converge or moves a corner more than `reach` modules.
-// `sigma_cap`: the most template blur allowed (template px). On success `fit` (when not null) gets
-// the template's geometry for template_correlation.
+// Where a drawn marker template lies: its geometry, and where it was aligned.
 struct TemplatePlacement {
     int side = 0, margin = 0;  // template px: the code with its border, and the white quiet zone
     cv::Matx33d H;             // template px -> image px
@@ -245,16 +242,26 @@ void draw_marker_template(ak_marker_detector &det, int id, const std::vector<cv:
     placement.side = side, placement.margin = margin;
 }
 
-// The homography from the template's pixels (its code's outer corners at margin - 0.5 and
-// margin + side - 0.5) to `quad`, shifted by -origin.
-cv::Matx33d template_to_quad(const TemplatePlacement &placement, const std::vector<cv::Point2f> &quad, cv::Point2f origin) {
+// The outer corners of the template's code (TL, TR, BR, BL), template px: at margin - 0.5 and
+// margin + side - 0.5.
+std::array<cv::Point2f, 4> template_corners(const TemplatePlacement &placement) {
     const float lo = placement.margin - 0.5f, hi = placement.margin + placement.side - 0.5f;
-    const cv::Point2f model[4] = {{lo, lo}, {hi, lo}, {hi, hi}, {lo, hi}};
-    cv::Point2f local[4];
-    for (int k = 0; k < 4; ++k) local[k] = quad[static_cast<size_t>(k)] - origin;
-    return cv::Matx33d(cv::getPerspectiveTransform(model, local));
+    return {cv::Point2f(lo, lo), cv::Point2f(hi, lo), cv::Point2f(hi, hi), cv::Point2f(lo, hi)};
 }
 
+// The homography from the template's pixels to `quad` shifted by -origin.
+cv::Matx33d template_to_quad(const TemplatePlacement &placement, const std::vector<cv::Point2f> &quad, cv::Point2f origin) {
+    const std::array<cv::Point2f, 4> model = template_corners(placement);
+    cv::Point2f local[4];
+    for (int k = 0; k < 4; ++k) local[k] = quad[static_cast<size_t>(k)] - origin;
+    return cv::Matx33d(cv::getPerspectiveTransform(model.data(), local));
+}
+
+// The ideal picture of marker `id`, blurred by `blur` (Gaussian sigma per marker axis, image px;
+// NaN: unmeasured) at the scale of `quad`, aligned to `gray` from `quad`. False, with `quad`
+// unchanged, when the alignment does not converge or moves a corner more than `reach` modules.
+// `sigma_cap`: the most template blur allowed (template px). On success `fit` (when not null) gets
+// the template's geometry for template_correlation.
 bool align_quad_template(ak_marker_detector &det, const cv::Mat &gray, int id, std::vector<cv::Point2f> &quad, cv::Vec2d blur,
                          double sigma_cap, double reach, double tolerance, bool translation_only, TemplatePlacement *fit) {
     const int modules = det.dict->markerSize + 2 * det.params->markerBorderBits;
@@ -263,7 +270,6 @@ bool align_quad_template(ak_marker_detector &det, const cv::Mat &gray, int id, s
     const bool smooth_image = module < kSmoothedImageBelowModule;
     TemplatePlacement placement;
     draw_marker_template(det, id, quad, blur, sigma_cap, smooth_image, placement);
-    const int side = placement.side, margin = placement.margin;
     if (!prepare_template(det.template_smooth, kTemplateGradientShare, translation_only, det.template_model)) return false;
 
     cv::Point2f origin(0, 0);
@@ -277,8 +283,7 @@ bool align_quad_template(ak_marker_detector &det, const cv::Mat &gray, int id, s
         cv::GaussianBlur(gray(box), det.template_crop, cv::Size(3, 3), 0, 0);
         target = &det.template_crop;
     }
-    const float lo = margin - 0.5f, hi = margin + side - 0.5f;
-    const cv::Point2f model[4] = {{lo, lo}, {hi, lo}, {hi, hi}, {lo, hi}};
+    const std::array<cv::Point2f, 4> model = template_corners(placement);
     cv::Matx33d H = template_to_quad(placement, quad, origin);
     const TemplateFit fitted = align_template(det.template_model, *target, H, kTemplateIterations, tolerance);
     if (!fitted.converged) return false;
@@ -290,7 +295,7 @@ bool align_quad_template(ak_marker_detector &det, const cv::Mat &gray, int id, s
     }
     quad = out;
     if (fit) {
-        fit->side = side, fit->margin = margin;
+        *fit = placement;
         fit->H = cv::Matx33d(1, 0, origin.x, 0, 1, origin.y, 0, 0, 1) * H;
     }
     return true;
@@ -329,18 +334,19 @@ double template_correlation(const ak_marker_detector &det, const cv::Mat &gray, 
 
 // Following: from predicted corners the template, blurred by about a module, is first moved without
 // changing its shape (the prediction's shape is good; a blurred, foreshortened marker leaves a free
-// homography room to deform), then aligned as a homography less blurred, then refined as a
-// detection is. A sharp template's basin spans about half a module; a blurred one's about one.
-constexpr int kFollowStages = 3;
-// Template blur per stage, in modules along each marker axis (the last stage's is measured).
-// Measured by following every marker of markers-blur-walk (frames 0, 7, 14 ...) from its true
-// corners shifted by 1.5-5 px: 1.0 / 0.4 brought the most within 1 px (0.6-1.2 tried for the first).
-constexpr double kFollowStageBlurModules[kFollowStages] = {1.0, 0.4, 0};
+// homography room to deform), then aligned as a homography less blurred (the coarse stages), then
+// refined as a detection is. A sharp template's basin spans about half a module; a blurred one's
+// about one.
+constexpr int kCoarseStages = 2;
+// Template blur per coarse stage, in modules along each marker axis. Measured by following every
+// marker of markers-blur-walk (frames 0, 7, 14 ...) from its true corners shifted by 1.5-5 px:
+// 1.0 / 0.4 brought the most within 1 px (0.6-1.2 tried for the first).
+constexpr double kFollowStageBlurModules[kCoarseStages] = {1.0, 0.4};
 // ... and at most this, px: a large marker's prediction is off by a small part of a module.
-constexpr double kFollowStageBlurMax[kFollowStages] = {3.0, 1.5, 0};
-// How far each stage may move a corner, modules; and its convergence tolerance, px.
-constexpr double kFollowReach[kFollowStages] = {2.0, 1.0, 0.5};
-constexpr double kFollowTolerance[kFollowStages] = {0.1, 0.05, kTemplateTolerance};
+constexpr double kFollowStageBlurMax[kCoarseStages] = {3.0, 1.5};
+// How far each coarse stage may move a corner, modules; and its convergence tolerance, px.
+constexpr double kFollowReach[kCoarseStages] = {2.0, 1.0};
+constexpr double kFollowTolerance[kCoarseStages] = {0.1, 0.05};
 // Templates this blurred are still drawn faithfully (the refinement's cap is lower).
 constexpr double kFollowSigmaCap = 10;
 
@@ -356,33 +362,39 @@ void refine_template(ak_marker_detector &det, const cv::Mat &gray) {
     }
 }
 
-bool refine_template_from(ak_marker_detector &det, const cv::Mat &gray, int id, std::vector<cv::Point2f> &quad) {
+// refine_template_from, also giving where the template was aligned.
+static bool refine_placed_template(ak_marker_detector &det, const cv::Mat &gray, int id, std::vector<cv::Point2f> &quad,
+                                   TemplatePlacement *fit) {
     // The edges are searched for only for their blur: the alignment starts from the corners given.
     std::vector<cv::Point2f> located = quad;
     cv::Vec2d blur;
     refine_quad_edges(gray, det.dict->markerSize + 2 * det.params->markerBorderBits, located, blur);
-    return refine_quad_template(det, gray, id, quad, blur);
+    return refine_quad_template(det, gray, id, quad, blur, fit);
+}
+
+bool refine_template_from(ak_marker_detector &det, const cv::Mat &gray, int id, std::vector<cv::Point2f> &quad) {
+    return refine_placed_template(det, gray, id, quad, nullptr);
 }
 
 double follow_marker(ak_marker_detector &det, const cv::Mat &gray, int id, std::vector<cv::Point2f> &quad) {
     const int modules = det.dict->markerSize + 2 * det.params->markerBorderBits;
-    const double module = module_size(quad, modules);
     double correlation = std::numeric_limits<double>::quiet_NaN();
-    if (!(module > 0)) return correlation;
+    if (!(module_size(quad, modules) > 0)) return correlation;
     // Coarse to fine; each stage starts where the last converged, and the finest that converges
-    // gives the corners. The last uses the blur measured across the edges found there.
+    // gives the corners and the correlation.
     std::vector<cv::Point2f> moved = quad;
     TemplatePlacement fit;
-    for (int stage = 0; stage < kFollowStages; ++stage) {
-        cv::Vec2d blur = kFollowStageBlurModules[stage] * axis_modules(moved, modules);
-        for (int a = 0; a < 2; ++a) blur[a] = std::min(blur[a], kFollowStageBlurMax[stage]);
-        if (stage == kFollowStages - 1) {  // as refine_template_from
-            std::vector<cv::Point2f> located = moved;
-            refine_quad_edges(gray, modules, located, blur);
+    for (int stage = 0; stage <= kCoarseStages; ++stage) {
+        bool aligned;
+        if (stage < kCoarseStages) {
+            cv::Vec2d blur = kFollowStageBlurModules[stage] * axis_modules(moved, modules);
+            for (int a = 0; a < 2; ++a) blur[a] = std::min(blur[a], kFollowStageBlurMax[stage]);
+            aligned = align_quad_template(det, gray, id, moved, blur, kFollowSigmaCap, kFollowReach[stage], kFollowTolerance[stage],
+                                          stage == 0, &fit);
+        } else {
+            aligned = refine_placed_template(det, gray, id, moved, &fit);
         }
-        const bool last = stage == kFollowStages - 1;
-        if (!align_quad_template(det, gray, id, moved, blur, last ? kTemplateSigmaMax : kFollowSigmaCap, kFollowReach[stage],
-                                 kFollowTolerance[stage], stage == 0, &fit)) {
+        if (!aligned) {
             if (stage == 0) return correlation;
             break;
         }

@@ -44,6 +44,9 @@ constexpr int kMinShareInFrame = 3;
 constexpr int kMaxHalvings = 8;
 using Normal = cv::Matx<double, kUnknowns, kUnknowns>;
 
+// p4 and p5 are the warp's translation (see the conventions above).
+constexpr bool is_translation(int parameter) { return parameter == 4 || parameter == 5; }
+
 // (A^T A)^-1 over the samples (those flagged in `use` when it is not null), and the inverse of its
 // gain-and-offset block. Float sums suffice: the matrix sets the steps, not the fixed point.
 bool inverse_normal(const TemplateModel &m, const std::vector<char> *use, Normal &inverse, cv::Matx22d &brightness) {
@@ -61,7 +64,7 @@ bool inverse_normal(const TemplateModel &m, const std::vector<char> *use, Normal
         // Only p4 and p5 (and gain and offset) move: the others' rows and columns become identity,
         // and their rows of the inverse are zeroed below, so their steps are 0.
         for (int j = 0; j < kParameters; ++j) {
-            if (j == 4 || j == 5) continue;
+            if (is_translation(j)) continue;
             for (int k = 0; k < kUnknowns; ++k) n(j, k) = n(k, j) = 0;
             n(j, j) = 1;
         }
@@ -73,7 +76,7 @@ bool inverse_normal(const TemplateModel &m, const std::vector<char> *use, Normal
         return false;
     if (m.translation_only)
         for (int j = 0; j < kParameters; ++j)
-            if (j != 4 && j != 5)
+            if (!is_translation(j))
                 for (int k = 0; k < kUnknowns; ++k) inverse(j, k) = 0;
     return true;
 }

@@ -142,8 +142,8 @@ public final class MarkerDetector {
     /// that detection missed (blurred, oblique, partly outside the image): its ideal picture is
     /// aligned from there (reaching about two modules) and refined as `.template` refinement does.
     /// Returns the corners and the Pearson correlation (-1...1) of the aligned picture with the
-    /// image under it, for the caller to judge; nil when the alignment fails or less than half of
-    /// the picture is inside the image.
+    /// image under it, for the caller to judge; nil when the alignment fails or less than a third
+    /// of the picture is inside the image.
     public func follow(id: Int, from predicted: [SIMD2<Double>], in image: Image) throws -> (corners: [SIMD2<Double>], correlation: Double)? {
         var flat = try flattened(predicted, of: id)
         var correlation = Double.nan

@@ -95,6 +95,9 @@ public final class MarkerTracker: AnchorTracker {
     private struct Family {
         let detector: MarkerDetector
         let sets: [MarkerSet]
+
+        /// Whether `id` belongs to a set that lists its ids (trusted from its first detection).
+        func lists(_ id: Int) -> Bool { sets.first { $0.accepts(id) }?.ids != nil }
     }
 
     private let families: [Family]
@@ -181,7 +184,7 @@ public final class MarkerTracker: AnchorTracker {
                 let poses = resolve(hypotheses, side: size, identifiers: identifiers, frame: frame)
                 for (i, (key, d)) in group.enumerated() {
                     guard let pose = poses[i] else { continue }
-                    let trusted = family.sets.first { $0.accepts(d.id) }?.ids != nil
+                    let trusted = family.lists(d.id)
                     guard trusted || isConfirmed(identifiers[i], correlation: d.correlation, frame: frame.index) else { continue }
                     observations.append(TargetObservation(
                         identifier: identifiers[i], kind: .marker, name: String(d.id),
@@ -286,8 +289,7 @@ public final class MarkerTracker: AnchorTracker {
     private func follow(_ key: MarkerInstances.Key, from predicted: [SIMD2<Double>], with detector: MarkerDetector,
                         in image: Image, of family: Family) throws -> MarkerDetection? {
         guard let threshold = parameters.followingCorrelation else { return nil }
-        let listed = family.sets.first { $0.accepts(key.id) }?.ids != nil
-        guard listed || confirmed.contains(key.identifier) else { return nil }
+        guard family.lists(key.id) || confirmed.contains(key.identifier) else { return nil }
         guard let (corners, correlation) = try detector.follow(id: key.id, from: predicted, in: image) else { return nil }
         return correlation >= threshold ? MarkerDetection(id: key.id, corners: corners) : nil
     }
