@@ -4,6 +4,7 @@
 #include "internal.hpp"
 
 #include "anchorkit_world.h"
+#include "rigid.hpp"
 
 #include <opencv2/calib3d.hpp>
 
@@ -18,7 +19,6 @@ using namespace akcv;
 
 namespace {
 
-constexpr int kMaxPoints = 10 * 1000 * 1000;
 // The reduced camera system is solved densely: (6 x free poses)^2 doubles, cubic time.
 constexpr int kMaxFreePoses = 128;
 constexpr double kRadToDeg = 180.0 / CV_PI;
@@ -33,81 +33,6 @@ constexpr double kSignlessParallaxDegrees = 0.36;
 // score an exact inlier equally.
 constexpr double kChi2TwoDof = 5.991;
 constexpr double kChi2OneDof = 3.841;
-
-using Mat3 = Eigen::Matrix3d;
-using Vec3 = Eigen::Vector3d;
-using Vec2 = Eigen::Vector2d;
-using Mat6 = Eigen::Matrix<double, 6, 6>;
-using Vec6 = Eigen::Matrix<double, 6, 1>;
-using Mat63 = Eigen::Matrix<double, 6, 3>;
-using Mat26 = Eigen::Matrix<double, 2, 6>;
-using Mat23 = Eigen::Matrix<double, 2, 3>;
-
-// camera_from_world: x_camera = R x_world + t.
-struct Pose {
-    Mat3 R = Mat3::Identity();
-    Vec3 t = Vec3::Zero();
-};
-
-ak_status check_pinhole(const char *fn, const ak_pinhole *camera) noexcept {
-    if (!camera) return fail(AK_ERR_ARGUMENT, fn, "camera is NULL");
-    return akcv::check_pinhole(fn, camera->fx, camera->fy, camera->cx, camera->cy);
-}
-
-ak_status check_count(const char *fn, int count, const char *what) noexcept {
-    if (count < 0 || count > kMaxPoints)
-        return fail(AK_ERR_ARGUMENT, fn, "%s must be in 0...%d, got %d", what, kMaxPoints, count);
-    return AK_OK;
-}
-
-ak_status check_pixels(const char *fn, const float *pixels, int count, const char *what) noexcept {
-    for (int i = 0; i < 2 * count; ++i)
-        if (!std::isfinite(pixels[i])) return fail(AK_ERR_ARGUMENT, fn, "%s must be finite (point %d)", what, i / 2);
-    return AK_OK;
-}
-
-// A rigid pose from 12 row-major doubles. Callers accumulate rounding (and Swift's Transform
-// accepts 1e-3), so near-rotations are accepted and projected onto SO(3) by SVD.
-ak_status read_pose(const char *fn, const double *p, const char *what, int index, Pose &out) noexcept {
-    for (int i = 0; i < 12; ++i)
-        if (!std::isfinite(p[i])) {
-            if (index < 0) return fail(AK_ERR_ARGUMENT, fn, "%s must be finite", what);
-            return fail(AK_ERR_ARGUMENT, fn, "%s %d must be finite", what, index);
-        }
-    Mat3 R;
-    R << p[0], p[1], p[2], p[4], p[5], p[6], p[8], p[9], p[10];
-    const double off = (R.transpose() * R - Mat3::Identity()).cwiseAbs().maxCoeff();
-    if (!(off < 1e-3) || !(R.determinant() > 0)) {
-        if (index < 0) return fail(AK_ERR_ARGUMENT, fn, "%s is not a rotation (orthonormal, det +1)", what);
-        return fail(AK_ERR_ARGUMENT, fn, "%s %d is not a rotation (orthonormal, det +1)", what, index);
-    }
-    Eigen::JacobiSVD<Mat3> svd(R, Eigen::ComputeFullU | Eigen::ComputeFullV);
-    out.R = svd.matrixU() * svd.matrixV().transpose();
-    out.t = Vec3(p[3], p[7], p[11]);
-    return AK_OK;
-}
-
-void write_pose(const Pose &pose, double *p) {
-    for (int r = 0; r < 3; ++r) {
-        for (int c = 0; c < 3; ++c) p[4 * r + c] = pose.R(r, c);
-        p[4 * r + 3] = pose.t[r];
-    }
-}
-
-void identity_pose(double *p) { write_pose(Pose{}, p); }
-
-Mat3 skew(const Vec3 &v) {
-    Mat3 m;
-    m << 0, -v.z(), v.y(), v.z(), 0, -v.x(), -v.y(), v.x(), 0;
-    return m;
-}
-
-// The rotation exp([w]x) (Rodrigues); first order below 1e-12 rad where the axis is undefined.
-Mat3 exp_so3(const Vec3 &w) {
-    const double angle = w.norm();
-    if (angle < 1e-12) return Mat3::Identity() + skew(w);
-    return Eigen::AngleAxisd(angle, w / angle).toRotationMatrix();
-}
 
 double median(std::vector<double> v) {
     if (v.empty()) return 0;
@@ -354,14 +279,10 @@ private:
             if (!residual(c, points_[o.pt], o, Xc, r)) continue;
             const double e = r.norm();
             const double w = e <= huber_ ? 1.0 : huber_ / e;
-            const double iz = 1 / Xc.z();
-            Mat23 Jproj;
-            Jproj << K_.fx * iz, 0, -K_.fx * Xc.x() * iz * iz, 0, K_.fy * iz, -K_.fy * Xc.y() * iz * iz;
+            const Mat23 Jproj = projection_jacobian(K_, Xc);
             Mat26 Jc;
             if (cf >= 0) {
-                // Left perturbation x_c' = exp([dw]x) x_c + dv: d x_c / d(dw, dv) = [-[x_c]x, I].
-                Jc.leftCols<3>() = -Jproj * skew(Xc);
-                Jc.rightCols<3>() = Jproj;
+                Jc = left_perturbation_jacobian(Jproj, Xc);
                 U_[cf].noalias() += w * Jc.transpose() * Jc;
                 gc_[cf].noalias() += w * Jc.transpose() * r;
             }

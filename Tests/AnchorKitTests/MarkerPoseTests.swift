@@ -203,7 +203,8 @@ struct MarkerPoseTests {
               + "median corner error \(score.cornerError?.median ?? .nan) px")
         #expect(success5 >= 0.98, "\(name): success@5px \(success5)")
         #expect(score.falsePositives == 0, "\(name): false positives \(score.falsePositives)")
-        #expect(rotation < 1.5, "\(name): median rotation error \(rotation)°")
+        // The walks (far, small, oblique, blurred markers) are held to the 0.5°.
+        #expect(rotation < (Paths.walkDatasetNames.contains(name) ? 0.5 : 1.5), "\(name): median rotation error \(rotation)°")
         #expect(translation < 2, "\(name): median translation error \(translation) %")
     }
 

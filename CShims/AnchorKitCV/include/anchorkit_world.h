@@ -196,6 +196,34 @@ ak_status ak_bundle_adjust(const ak_pinhole *camera, double *camera_from_world, 
                            const ak_observation *observations, int observation_count, const ak_bundle_params *params,
                            ak_bundle_result *result, uint8_t *inliers);
 
+/* ---------------------------------------------------------------- one pose through several views (view_pose.cpp) */
+
+typedef struct {
+    int max_iterations;      /* Levenberg-Marquardt steps tried (accepted or not); default 10 */
+    double huber_threshold;  /* px: residuals beyond it weigh linearly, not quadratically; default 2 */
+} ak_view_pose_params;
+
+void ak_view_pose_params_default(ak_view_pose_params *params);
+
+typedef struct {
+    int iterations;      /* steps tried */
+    double initial_rms;  /* px, RMS reprojection error of the points in front of their camera, before */
+    double final_rms;    /* px, the same after */
+    int behind;          /* points behind their camera after the refinement (ignored by the cost) */
+} ak_view_pose_result;
+
+/* Refines one rigid transform `pose` (12 doubles, in place: [R | t] row-major, `middle_from_object`)
+ * that `count` object points (3 * count doubles, object frame) are seen through, each by one of
+ * `view_count` fixed cameras `views` (12 doubles each, `camera_from_middle`): point i projects
+ * to pixels[i] through camera view_of[i]. It minimises the Huber-robust reprojection error by
+ * Levenberg-Marquardt with the left perturbation pose <- (exp([dw]x), dv) pose.
+ * Two uses: a camera's pose from points of a known map (one view, the identity; pose =
+ * camera_from_map), and an object's pose in a map from several camera poses of that map (views
+ * = camera_from_map; pose = map_from_object). `pose` is unchanged when no step lowers the cost. */
+ak_status ak_refine_view_pose(const ak_pinhole *camera, const double *views, int view_count, const int *view_of,
+                              const double *points, const float *pixels, int count, const ak_view_pose_params *params,
+                              double *pose, ak_view_pose_result *result);
+
 #ifdef __cplusplus
 }
 #endif

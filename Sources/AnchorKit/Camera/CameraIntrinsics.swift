@@ -130,6 +130,14 @@ public struct CameraIntrinsics: Equatable, Sendable, Codable {
         return n
     }
 
+    /// Where a distortion-free pinhole camera with the same fx, fy, cx, cy sees what this camera
+    /// sees at `pixel` (the pixels pinhole geometry such as PnP and bundle adjustment expects).
+    public func pinholePixel(_ pixel: SIMD2<Double>) -> SIMD2<Double> {
+        guard hasDistortion else { return pixel }
+        let n = undistort(SIMD2((pixel.x - cx) / fx, (pixel.y - cy) / fy))
+        return SIMD2(n.x * fx + cx, n.y * fy + cy)
+    }
+
     // MARK: Display: orientation, viewport, projection matrix
 
     /// The intrinsics of the image as a display shows it in `orientation` (rotated clockwise by

@@ -13,8 +13,9 @@
 /// the two hypotheses' reprojection errors says when a frame is decisive; each marker's
 /// ``PlanarPoseTrack`` follows both hypotheses over time, weighted by their covariances, and
 /// reports the one the evidence favours (with a weak prior toward the orientation of the frame's
-/// decisive markers). With `parameters.filter = nil` each frame stands alone. The reported corners
-/// are the detected ones.
+/// decisive markers). With `parameters.filter = nil` each frame stands alone. Markers that keep
+/// their places relative to one another are then reported through the ``MarkerLayout`` they form
+/// (``Parameters/learnsLayout``). The reported corners are the detected ones.
 public final class MarkerTracker: AnchorTracker {
     /// Tuning of the ambiguity resolution.
     public struct Parameters: Sendable {
@@ -64,6 +65,12 @@ public final class MarkerTracker: AnchorTracker {
         public var independentFrames = false
         /// Temporal pose filter; nil reports each frame's own estimate.
         public var filter: PoseFilter.Parameters? = PoseFilter.Parameters()
+        /// Markers that keep their places relative to one another (printed on walls, tables,
+        /// boards) are reported through the layout they form: the camera's pose from all their
+        /// corners together, and each marker's place refined over many views (see
+        /// ``MarkerLayout``). A marker that moves is reported on its own pose. false: each
+        /// marker on its own.
+        public var learnsLayout = true
         public init() {}
 
         /// The naive per-frame baseline that benchmarks compare against: each frame on its own,
@@ -75,6 +82,7 @@ public final class MarkerTracker: AnchorTracker {
             p.confirmationFrames = 1
             p.recoveryFrames = 0
             p.filter = nil
+            p.learnsLayout = false
             return p
         }
 
@@ -87,6 +95,7 @@ public final class MarkerTracker: AnchorTracker {
             p.confirmationFrames = 1
             p.recoveryFrames = 0
             p.filter = nil
+            p.learnsLayout = false
             p.independentFrames = true
             return p
         }
@@ -121,6 +130,8 @@ public final class MarkerTracker: AnchorTracker {
     /// Ids detected but not yet confirmed: consecutive detections so far and the last frame.
     private var candidates: [String: (count: Int, frame: Int)] = [:]
     private var confirmed = Set<String>()
+    /// Where the static markers are relative to one another (``Parameters/learnsLayout``).
+    private var layout: MarkerLayout?
 
     /// A tracker for `markerSets`, seen by a camera with `camera` intrinsics.
     public init(markerSets: [MarkerSet], camera: CameraIntrinsics,
@@ -149,6 +160,7 @@ public final class MarkerTracker: AnchorTracker {
         instances = MarkerInstances(memoryFrames: parameters.instanceMemoryFrames)
         cornerSigma = parameters.cornerSigma ?? Self.cornerNoise(for: detection.cornerRefinement)
         verifiesByTemplate = Self.confirmsByCorrelation(parameters, detection)
+        if parameters.learnsLayout && !parameters.independentFrames { layout = MarkerLayout(camera: camera) }
     }
 
     /// Typical corner noise of each refinement, pixels: the median corner errors measured on the
@@ -169,6 +181,7 @@ public final class MarkerTracker: AnchorTracker {
         let full = isFullSearch(frame.index)
         var lost = false
         var observations: [TargetObservation] = []
+        var sightings: [MarkerLayout.Sighting] = []
         for family in families {
             let (found, missed) = try search(family, in: frame, full: full)
             lost = lost || missed
@@ -183,18 +196,25 @@ public final class MarkerTracker: AnchorTracker {
                 let identifiers = group.map(\.key.identifier)
                 let poses = resolve(hypotheses, side: size, identifiers: identifiers, frame: frame)
                 for (i, (key, d)) in group.enumerated() {
-                    guard let pose = poses[i] else { continue }
+                    guard let (pose, decisive) = poses[i] else { continue }
                     let trusted = family.lists(d.id)
                     guard trusted || isConfirmed(identifiers[i], correlation: d.correlation, frame: frame.index) else { continue }
                     observations.append(TargetObservation(
                         identifier: identifiers[i], kind: .marker, name: String(d.id),
                         instance: key.instance == 0 ? nil : key.instance, cameraFromAnchor: pose,
                         extent: SIMD2(size, size), corners: d.corners))
+                    sightings.append(MarkerLayout.Sighting(identifier: identifiers[i], side: size, cameraFromAnchor: pose,
+                                                           corners: d.corners, decisive: decisive))
                 }
             }
         }
         if full { lastFullSearch = frame.index }
         fullSearchDue = lost
+        if let poses = try layout?.update(with: sightings.sorted { $0.identifier < $1.identifier }) {
+            for i in observations.indices {
+                if let pose = poses[observations[i].identifier] { observations[i].cameraFromAnchor = pose }
+            }
+        }
         return observations.sorted { $0.identifier < $1.identifier }
     }
 
@@ -312,10 +332,11 @@ public final class MarkerTracker: AnchorTracker {
         return true
     }
 
-    /// The pose of each marker in this frame (see the type's documentation): decisive markers
-    /// first, whose normals then guide the others; with filtering, through each marker's
-    /// ``PlanarPoseTrack``.
-    private func resolve(_ hypotheses: [[PoseHypothesis]], side: Double, identifiers: [String], frame: Frame) -> [Transform?] {
+    /// The pose of each marker in this frame (see the type's documentation), and whether the frame
+    /// alone decides between its two hypotheses: decisive markers first, whose normals then guide
+    /// the others; with filtering, through each marker's ``PlanarPoseTrack``.
+    private func resolve(_ hypotheses: [[PoseHypothesis]], side: Double, identifiers: [String],
+                         frame: Frame) -> [(pose: Transform, decisive: Bool)?] {
         let decisive = hypotheses.map { h in
             h.count == 1 || (h.count > 1 && isDecisive(h[0].reprojectionError, h[1].reprojectionError))
         }
@@ -326,14 +347,14 @@ public final class MarkerTracker: AnchorTracker {
         func agreement(_ h: PoseHypothesis) -> Double { dot(h.cameraFromAnchor.rotation.columns.1, normal) }
         let corners = TargetConvention.corners(width: side, height: side)
 
-        return hypotheses.indices.map { i -> Transform? in
+        return hypotheses.indices.map { i -> (pose: Transform, decisive: Bool)? in
             let h = hypotheses[i]
             guard !h.isEmpty else { return nil }
             let measurements = PlanarPoseTrack.measurements(of: h, targetPoints: corners, camera: camera, sigma: cornerSigma)
             guard let settings = parameters.filter, measurements.count == h.count else {
                 // No filtering: each frame on its own.
-                if decisive[i] || normal == .zero { return h[0].cameraFromAnchor }
-                return h.max { agreement($0) < agreement($1) }!.cameraFromAnchor
+                if decisive[i] || normal == .zero { return (h[0].cameraFromAnchor, decisive[i]) }
+                return (h.max { agreement($0) < agreement($1) }!.cameraFromAnchor, false)
             }
             // A weak prior toward the decisive markers' orientation, for a new track.
             let prior: [Double] = normal == .zero || h.count < 2 ? [0, 0] : (agreement(h[0]) >= agreement(h[1]) ? [0, 2] : [2, 0])
@@ -341,7 +362,7 @@ public final class MarkerTracker: AnchorTracker {
                                                   time: frame.time, frame: frame.index, memoryFrames: parameters.memoryFrames,
                                                   settings: settings)
             tracks[identifiers[i]] = track
-            return track.pose
+            return (track.pose, decisive[i] && (track.pose.rotation.transposed * h[0].cameraFromAnchor.rotation).rotationAngle < 0.03)
         }
     }
 

@@ -251,8 +251,7 @@ public final class VisualOdometry: WorldTracker {
     /// `p` as a distortion-free pinhole `camera` would have seen it.
     static func ideal(_ p: SIMD2<Float>, camera: CameraIntrinsics) -> SIMD2<Float> {
         guard camera.hasDistortion else { return p }
-        let n = camera.undistort(SIMD2((Double(p.x) - camera.cx) / camera.fx, (Double(p.y) - camera.cy) / camera.fy))
-        return SIMD2(Float(n.x * camera.fx + camera.cx), Float(n.y * camera.fy + camera.cy))
+        return SIMD2<Float>(camera.pinholePixel(SIMD2<Double>(p)))
     }
 
     // MARK: Initialisation

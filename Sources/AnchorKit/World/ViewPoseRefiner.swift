@@ -1,0 +1,77 @@
+import AnchorKitCV
+
+/// Refines one rigid transform from points seen through it by fixed cameras: a camera's pose
+/// from points of a known map (one view, the identity), or an object's pose in a map from several
+/// views of it whose camera poses are known. Levenberg-Marquardt on SE(3) with a Huber kernel.
+///
+/// Conventions are OpenCV's: views are `opencvCamera_from_middle` (camera space +x right, +y
+/// down, +z forward); the refined transform is `middle_from_object`; pixels are undistorted,
+/// origin at the top-left pixel's centre.
+public struct ViewPoseRefiner: Sendable, Equatable {
+    /// One object point seen by one view.
+    public struct Sighting: Sendable, Equatable {
+        /// Index of the view that sees it.
+        public var viewIndex: Int
+        /// The point in the object frame (metres).
+        public var point: SIMD3<Double>
+        /// Its undistorted pixel.
+        public var pixel: SIMD2<Float>
+
+        public init(viewIndex: Int, point: SIMD3<Double>, pixel: SIMD2<Float>) {
+            self.viewIndex = viewIndex
+            self.point = point
+            self.pixel = pixel
+        }
+    }
+
+    /// The refined transform and how well it explains the sightings.
+    public struct Estimate: Sendable {
+        /// `middle_from_object`.
+        public var middleFromObject: Transform
+        /// RMS reprojection error of the sightings in front of their camera, pixels.
+        public var rmsError: Double
+        /// Sightings behind their camera (not in the error).
+        public var behindCount: Int
+    }
+
+    /// Steps tried at most (accepted or not). Default 10.
+    public var maxIterations: Int
+    /// Residuals larger than this weigh linearly instead of quadratically, pixels. Default 2.
+    public var huberThreshold: Double
+
+    /// The shim's defaults.
+    public init() {
+        var p = ak_view_pose_params()
+        ak_view_pose_params_default(&p)
+        maxIterations = Int(p.max_iterations)
+        huberThreshold = p.huber_threshold
+    }
+
+    /// `middleFromObject` refined, starting from `guess`, so that each sighting's point projects
+    /// onto its pixel through its view.
+    ///
+    /// - Parameters:
+    ///   - guess: The starting `middle_from_object`.
+    ///   - views: `opencvCamera_from_middle` of each view.
+    ///   - sightings: The points and their pixels.
+    ///   - camera: The camera's intrinsics (all views share them); only fx, fy, cx, cy are used.
+    /// - Throws: ``NativeError`` (`.invalidArgument`) for a view index out of range, non-finite
+    ///   values, or transforms that are not rigid.
+    public func refine(_ guess: Transform, views: [Transform], sightings: [Sighting],
+                       camera: CameraIntrinsics) throws -> Estimate {
+        var cam = ak_pinhole(camera)
+        var params = ak_view_pose_params(max_iterations: Int32(clamping: maxIterations), huber_threshold: huberThreshold)
+        var result = ak_view_pose_result()
+        var pose = guess.rowMajor3x4
+        let viewNumbers = views.flatMap(\.rowMajor3x4)
+        let viewOf = sightings.map { Int32(clamping: $0.viewIndex) }
+        let points = WorldArrays.triples(sightings.map(\.point))
+        try WorldArrays.withFloatPairs(sightings.map(\.pixel)) { px in
+            try NativeError.check(ak_refine_view_pose(&cam, viewNumbers, Int32(clamping: views.count), viewOf, points, px,
+                                                      Int32(clamping: sightings.count), &params, &pose, &result),
+                                  "view pose refinement")
+        }
+        return Estimate(middleFromObject: Transform(rowMajor3x4: pose), rmsError: result.final_rms,
+                        behindCount: Int(result.behind))
+    }
+}
