@@ -134,6 +134,10 @@ ak_apriltag_detection to_anchorkit(const apriltag_detection_t &det, bool turned)
     return out;
 }
 
+// Images with fewer pixels are searched on one thread whatever the detector's setting (see
+// detect_apriltags; the crossover measured: Benchmarks/README.md, marker photos).
+constexpr double kSmallestThreadedPixels = 128 * 128;
+
 // libapriltag decimates by 1.5 or by the whole part of quad_decimate, but scales the quads back by
 // quad_decimate itself: any other value would misplace every quad.
 double usable_decimation(double decimation) {
@@ -205,13 +209,17 @@ void detect_apriltags(ak_apriltag_detector &detector, const cv::Mat &gray, std::
                       double decimation) {
     CV_Assert(gray.type() == CV_8UC1);
     tags.clear();
-    // quad_decimate is a field of the detector, read per call: this call's, then the default back.
+    // quad_decimate and nthreads are fields of the detector, read per call: this call's, then the
+    // configured ones back. A small image gets one thread: handing out its few rows costs more
+    // than it saves.
     const float configured = detector.detector->quad_decimate;
+    const int threads = detector.detector->nthreads;
     detector.detector->quad_decimate = static_cast<float>(usable_decimation(std::max(static_cast<double>(configured), decimation)));
+    if (static_cast<double>(gray.total()) < kSmallestThreadedPixels) detector.detector->nthreads = 1;
     struct Restore {
-        apriltag_detector_t *td; float value;
-        ~Restore() { td->quad_decimate = value; }
-    } restore{detector.detector, configured};
+        apriltag_detector_t *td; float decimate; int threads;
+        ~Restore() { td->quad_decimate = decimate, td->nthreads = threads; }
+    } restore{detector.detector, configured, threads};
     // libapriltag only reads the pixels (it copies them before any processing).
     image_u8_t image = {gray.cols, gray.rows, static_cast<int32_t>(gray.step[0]), const_cast<uint8_t *>(gray.ptr<uint8_t>())};
     zarray_t *found = apriltag_detector_detect(detector.detector, &image);
@@ -274,6 +282,7 @@ ak_status ak_marker_detector_create_apriltag(const ak_dictionary *dictionary, co
         ak_marker_detector *created = nullptr;
         if (ak_status s = ak_marker_detector_create(dictionary, params, &created)) return s;
         std::unique_ptr<ak_marker_detector> det(created);
+        det->refinement_threads = tags->detector->nthreads;
         det->apriltag.reset(tags.release());
         *out = det.release();
         return AK_OK;

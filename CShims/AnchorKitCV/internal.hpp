@@ -63,6 +63,17 @@ TemplateFit align_template(const TemplateModel &model, const cv::Mat &image, cv:
 
 }  // namespace akcv
 
+namespace akcv {
+
+// The buffers a template refinement reuses from marker to marker (one set per thread refining):
+// the template's model, its code, bordered and smoothed pictures, and the smoothed image crop.
+struct TemplateScratch {
+    TemplateModel model;
+    cv::Mat code, image, smooth, crop;
+};
+
+}  // namespace akcv
+
 // ---------------------------------------------------------------- handles
 
 // An 8-bit image, 1 or 3 channels (4, BGRA with straight alpha, for overlay textures), always continuous. Images are immutable once handed out
@@ -92,8 +103,9 @@ struct ak_marker_detector {
     // (Gaussian sigma, px; NaN when unmeasured), and buffers reused from marker to marker.
     std::vector<cv::Vec2d> edge_blur;
     std::vector<float> correlations;  // per marker, of its template refinement (NaN: none)
-    akcv::TemplateModel template_model;
-    cv::Mat template_code, template_image, template_smooth, template_crop;
+    akcv::TemplateScratch scratch;
+    // Threads the markers of one image are refined on (their refinements are independent).
+    int refinement_threads = 1;
     uint64_t last_serial = 0;  // image of the results above: a retry with more capacity reuses them
     // Set for DICT_APRILTAG_* when AprilTag 3 finds the candidates instead of cv::aruco (apriltag.cpp).
     std::unique_ptr<ak_apriltag_detector, void (*)(ak_apriltag_detector *)> apriltag{nullptr, ak_apriltag_detector_free};

@@ -4,6 +4,8 @@
 // following of a known marker from predicted corners, which uses the same template.
 #include "internal.hpp"
 
+#include <opencv2/core/utility.hpp>
+
 #include <algorithm>
 #include <array>
 #include <cmath>
@@ -24,6 +26,22 @@ double module_size(const std::vector<cv::Point2f> &quad, int modules) {
 cv::Vec2d axis_modules(const std::vector<cv::Point2f> &quad, int modules) {
     const double x = cv::norm(quad[1] - quad[0]) + cv::norm(quad[2] - quad[3]), y = cv::norm(quad[3] - quad[0]) + cv::norm(quad[2] - quad[1]);
     return cv::Vec2d(x, y) / (2.0 * modules);
+}
+
+// Runs body(m, scratch) for every marker m of det.corners: in order on the detector's own buffers,
+// or, with det.refinement_threads > 1, spread over that many threads, each with buffers of its
+// own. Each marker's refinement reads and writes only its own entries, so the results are the same.
+template <class Body>
+void for_each_marker(ak_marker_detector &det, Body &&body) {
+    const int count = static_cast<int>(det.corners.size());
+    if (det.refinement_threads <= 1 || count < 2) {
+        for (int m = 0; m < count; ++m) body(static_cast<size_t>(m), det.scratch);
+        return;
+    }
+    cv::parallel_for_(cv::Range(0, count), [&](const cv::Range &range) {
+        TemplateScratch scratch;
+        for (int m = range.start; m < range.end; ++m) body(static_cast<size_t>(m), scratch);
+    }, std::min(det.refinement_threads, count));
 }
 
 // Corner refinement as OpenCV >= 4.7 does it (aruco_detector.cpp): the cornerSubPix half-window is
@@ -167,8 +185,9 @@ void refine_quad_edges(const cv::Mat &gray, int modules, std::vector<cv::Point2f
 void refine_edges(ak_marker_detector &det, const cv::Mat &gray) {
     const int modules = det.dict->markerSize + 2 * det.params->markerBorderBits;
     det.edge_blur.assign(det.corners.size(), cv::Vec2d::all(std::numeric_limits<double>::quiet_NaN()));
-    for (size_t m = 0; m < det.corners.size(); ++m)
+    for_each_marker(det, [&](size_t m, TemplateScratch &) {
         if (det.corners[m].size() == 4) refine_quad_edges(gray, modules, det.corners[m], det.edge_blur[m]);
+    });
 }
 
 
@@ -216,13 +235,13 @@ struct TemplatePlacement {
     cv::Matx33d H;             // template px -> image px
 };
 
-// Draws marker `id` into det.template_smooth at the scale of `quad`, blurred like an image whose
+// Draws marker `id` into scratch.smooth at the scale of `quad`, blurred like an image whose
 // edges have `blur` (Gaussian sigma, image px, across the sides of each marker axis; see
 // align_quad_template). The blur is converted per axis, with the module's width along that axis:
 // a marker seen obliquely is foreshortened along one. Its geometry goes to `placement` (H is left
 // alone).
-void draw_marker_template(ak_marker_detector &det, int id, const std::vector<cv::Point2f> &quad, cv::Vec2d blur, double sigma_cap,
-                          bool smooth_image, TemplatePlacement &placement) {
+void draw_marker_template(const ak_marker_detector &det, TemplateScratch &scratch, int id, const std::vector<cv::Point2f> &quad,
+                          cv::Vec2d blur, double sigma_cap, bool smooth_image, TemplatePlacement &placement) {
     const int modules = det.dict->markerSize + 2 * det.params->markerBorderBits;
     const double module = module_size(quad, modules);
     const cv::Vec2d across = axis_modules(quad, modules);
@@ -235,10 +254,10 @@ void draw_marker_template(ak_marker_detector &det, int id, const std::vector<cv:
         const double in_template = b * ppm / across[a];
         sigma[a] = std::min(sigma_cap, std::max(kTemplateSigmaMin, std::sqrt(std::max(0.0, in_template * in_template - 1.0 / 12))));
     }
-    cv::aruco::drawMarker(det.dict, id, side, det.template_code, det.params->markerBorderBits);
-    cv::copyMakeBorder(det.template_code, det.template_image, margin, margin, margin, margin, cv::BORDER_CONSTANT, cv::Scalar(255));
-    det.template_image.convertTo(det.template_smooth, CV_32F);
-    cv::GaussianBlur(det.template_smooth, det.template_smooth, cv::Size(0, 0), sigma[0], sigma[1], cv::BORDER_REPLICATE);
+    cv::aruco::drawMarker(det.dict, id, side, scratch.code, det.params->markerBorderBits);
+    cv::copyMakeBorder(scratch.code, scratch.image, margin, margin, margin, margin, cv::BORDER_CONSTANT, cv::Scalar(255));
+    scratch.image.convertTo(scratch.smooth, CV_32F);
+    cv::GaussianBlur(scratch.smooth, scratch.smooth, cv::Size(0, 0), sigma[0], sigma[1], cv::BORDER_REPLICATE);
     placement.side = side, placement.margin = margin;
 }
 
@@ -262,15 +281,16 @@ cv::Matx33d template_to_quad(const TemplatePlacement &placement, const std::vect
 // unchanged, when the alignment does not converge or moves a corner more than `reach` modules.
 // `sigma_cap`: the most template blur allowed (template px). On success `fit` (when not null) gets
 // the template's geometry for template_correlation.
-bool align_quad_template(ak_marker_detector &det, const cv::Mat &gray, int id, std::vector<cv::Point2f> &quad, cv::Vec2d blur,
-                         double sigma_cap, double reach, double tolerance, bool translation_only, TemplatePlacement *fit) {
+bool align_quad_template(const ak_marker_detector &det, TemplateScratch &scratch, const cv::Mat &gray, int id,
+                         std::vector<cv::Point2f> &quad, cv::Vec2d blur, double sigma_cap, double reach, double tolerance,
+                         bool translation_only, TemplatePlacement *fit) {
     const int modules = det.dict->markerSize + 2 * det.params->markerBorderBits;
     const double module = module_size(quad, modules);
     if (!(module > 0)) return false;
     const bool smooth_image = module < kSmoothedImageBelowModule;
     TemplatePlacement placement;
-    draw_marker_template(det, id, quad, blur, sigma_cap, smooth_image, placement);
-    if (!prepare_template(det.template_smooth, kTemplateGradientShare, translation_only, det.template_model)) return false;
+    draw_marker_template(det, scratch, id, quad, blur, sigma_cap, smooth_image, placement);
+    if (!prepare_template(scratch.smooth, kTemplateGradientShare, translation_only, scratch.model)) return false;
 
     cv::Point2f origin(0, 0);
     const cv::Mat *target = &gray;
@@ -280,12 +300,12 @@ bool align_quad_template(ak_marker_detector &det, const cv::Mat &gray, int id, s
         box = cv::Rect(box.x - pad, box.y - pad, box.width + 2 * pad, box.height + 2 * pad) & cv::Rect(0, 0, gray.cols, gray.rows);
         if (box.width < 8 || box.height < 8) return false;
         origin = cv::Point2f(static_cast<float>(box.x), static_cast<float>(box.y));
-        cv::GaussianBlur(gray(box), det.template_crop, cv::Size(3, 3), 0, 0);
-        target = &det.template_crop;
+        cv::GaussianBlur(gray(box), scratch.crop, cv::Size(3, 3), 0, 0);
+        target = &scratch.crop;
     }
     const std::array<cv::Point2f, 4> model = template_corners(placement);
     cv::Matx33d H = template_to_quad(placement, quad, origin);
-    const TemplateFit fitted = align_template(det.template_model, *target, H, kTemplateIterations, tolerance);
+    const TemplateFit fitted = align_template(scratch.model, *target, H, kTemplateIterations, tolerance);
     if (!fitted.converged) return false;
     std::vector<cv::Point2f> out(4);
     for (int k = 0; k < 4; ++k) {
@@ -303,20 +323,21 @@ bool align_quad_template(ak_marker_detector &det, const cv::Mat &gray, int id, s
 
 // Refines one identified quad, given the blur of its edges (refine_quad_edges): no corner may move
 // more than half a module.
-bool refine_quad_template(ak_marker_detector &det, const cv::Mat &gray, int id, std::vector<cv::Point2f> &quad, cv::Vec2d blur,
+bool refine_quad_template(const ak_marker_detector &det, TemplateScratch &scratch, const cv::Mat &gray, int id,
+                          std::vector<cv::Point2f> &quad, cv::Vec2d blur,
                           TemplatePlacement *fit = nullptr) {
-    return align_quad_template(det, gray, id, quad, blur, kTemplateSigmaMax, 0.5, kTemplateTolerance, false, fit);
+    return align_quad_template(det, scratch, gray, id, quad, blur, kTemplateSigmaMax, 0.5, kTemplateTolerance, false, fit);
 }
 
 // Detections' correlations are measured on every second template pixel each way: a quarter of the
 // cost, and the correlation of a smooth template barely changes.
 constexpr int kDetectionCorrelationStride = 2;
 
-// Pearson correlation between the template last prepared (det.template_smooth) and the image under
+// Pearson correlation between the template last prepared (scratch.smooth) and the image under
 // it, over the template pixels (every `stride`-th each way) that fall inside the image; NaN when
 // fewer than a third do.
-double template_correlation(const ak_marker_detector &det, const cv::Mat &gray, const TemplatePlacement &fit, int stride = 1) {
-    const cv::Mat &t = det.template_smooth;
+double template_correlation(const TemplateScratch &scratch, const cv::Mat &gray, const TemplatePlacement &fit, int stride = 1) {
+    const cv::Mat &t = scratch.smooth;
     double n = 0, st = 0, si = 0, stt = 0, sii = 0, sti = 0;
     for (int y = 0; y < t.rows; y += stride)
         for (int x = 0; x < t.cols; x += stride) {
@@ -354,12 +375,12 @@ constexpr double kFollowSigmaCap = 10;
 
 void refine_template(ak_marker_detector &det, const cv::Mat &gray) {
     det.correlations.assign(det.corners.size(), std::numeric_limits<float>::quiet_NaN());
-    for (size_t m = 0; m < det.corners.size(); ++m) {
+    for_each_marker(det, [&](size_t m, TemplateScratch &scratch) {
         TemplatePlacement fit;
         if (det.corners[m].size() == 4 && m < det.edge_blur.size() &&
-            refine_quad_template(det, gray, det.ids[m], det.corners[m], det.edge_blur[m], &fit) && det.template_correlation)
-            det.correlations[m] = static_cast<float>(template_correlation(det, gray, fit, kDetectionCorrelationStride));
-    }
+            refine_quad_template(det, scratch, gray, det.ids[m], det.corners[m], det.edge_blur[m], &fit) && det.template_correlation)
+            det.correlations[m] = static_cast<float>(template_correlation(scratch, gray, fit, kDetectionCorrelationStride));
+    });
 }
 
 // refine_template_from, also giving where the template was aligned.
@@ -369,7 +390,7 @@ static bool refine_placed_template(ak_marker_detector &det, const cv::Mat &gray,
     std::vector<cv::Point2f> located = quad;
     cv::Vec2d blur;
     refine_quad_edges(gray, det.dict->markerSize + 2 * det.params->markerBorderBits, located, blur);
-    return refine_quad_template(det, gray, id, quad, blur, fit);
+    return refine_quad_template(det, det.scratch, gray, id, quad, blur, fit);
 }
 
 bool refine_template_from(ak_marker_detector &det, const cv::Mat &gray, int id, std::vector<cv::Point2f> &quad) {
@@ -389,7 +410,7 @@ double follow_marker(ak_marker_detector &det, const cv::Mat &gray, int id, std::
         if (stage < kCoarseStages) {
             cv::Vec2d blur = kFollowStageBlurModules[stage] * axis_modules(moved, modules);
             for (int a = 0; a < 2; ++a) blur[a] = std::min(blur[a], kFollowStageBlurMax[stage]);
-            aligned = align_quad_template(det, gray, id, moved, blur, kFollowSigmaCap, kFollowReach[stage], kFollowTolerance[stage],
+            aligned = align_quad_template(det, det.scratch, gray, id, moved, blur, kFollowSigmaCap, kFollowReach[stage], kFollowTolerance[stage],
                                           stage == 0, &fit);
         } else {
             aligned = refine_placed_template(det, gray, id, moved, &fit);
@@ -398,7 +419,7 @@ double follow_marker(ak_marker_detector &det, const cv::Mat &gray, int id, std::
             if (stage == 0) return correlation;
             break;
         }
-        correlation = template_correlation(det, gray, fit);
+        correlation = template_correlation(det.scratch, gray, fit);
         if (!std::isfinite(correlation)) return correlation;
         quad = moved;
     }

@@ -45,10 +45,13 @@ struct MarkerPhotoBench: ParsableCommand {
             }
             let sets = try MarkerPhotoSets.aprilTag(folder: folder + "/real-apriltag-photo")
                 + MarkerPhotoSets.aruco(folder: folder + "/opencv-aruco-photos")
-            let tools: [MarkerBenchTool] = [
-                MarkerDetectorTool.anchorKit(), AprilTagPeerTool(decimation: 1), AprilTagPeerTool(decimation: 2),
-                MarkerDetectorTool.openCV(),
-            ]
+            // anchorkit runs a photo on every core (as `track --stills` does): libapriltag beside it
+            // as a new user gets it (one thread) and on as many cores.
+            let ours = MarkerDetectorTool.anchorKit()
+            let threads = MarkerDetectionParameters().forStills().aprilTag?.threads ?? 1
+            var tools: [MarkerBenchTool] = [ours, AprilTagPeerTool(decimation: 1)]
+            if threads > 1 { tools.append(AprilTagPeerTool(decimation: 1, threads: threads)) }
+            tools += [AprilTagPeerTool(decimation: 2), MarkerDetectorTool.openCV()]
             let loadBefore = MachineLoad.now()
             let measured = try MarkerPhotoRun.measure(sets, tools: tools, repeats: repeats)
             let report = MarkerPhotoReport(sets: sets, tools: tools, measured: measured, repeats: repeats,
@@ -341,9 +344,13 @@ final class MarkerDetectorTool: MarkerBenchTool {
         self.parameters = parameters
     }
 
-    /// The library's defaults, as `anchorkit track` uses them (AprilTag 3 candidates for the
-    /// AprilTag dictionaries, template corner refinement).
-    static func anchorKit() -> MarkerDetectorTool { MarkerDetectorTool(name: "anchorkit", parameters: MarkerDetectionParameters()) }
+    /// The library's defaults for still photos, as `anchorkit track --stills` uses them (AprilTag 3
+    /// candidates for the AprilTag dictionaries on every core, template corner refinement).
+    static func anchorKit() -> MarkerDetectorTool {
+        let parameters = MarkerDetectionParameters().forStills()
+        let threads = parameters.aprilTag?.threads ?? 1
+        return MarkerDetectorTool(name: threads == 1 ? "anchorkit" : "anchorkit (\(threads) threads)", parameters: parameters)
+    }
 
     /// cv::aruco::detectMarkers with OpenCV 4.6's default parameters and no corner refinement,
     /// for every dictionary (AprilTag ones included).
@@ -370,16 +377,19 @@ final class MarkerDetectorTool: MarkerBenchTool {
 /// libapriltag's own detections (through the shim's ak_apriltag_detect, converted to OpenCV's
 /// convention), set up as a new user of the library gets it: apriltag_detector_create's defaults
 /// (refine_edges 1, quad_sigma 0, decode_sharpening 0.25), the family added with
-/// apriltag_detector_add_family (up to 2 bits corrected), one thread.
+/// apriltag_detector_add_family (up to 2 bits corrected), one thread (or `threads`).
 final class AprilTagPeerTool: MarkerBenchTool {
     let name: String
     private let decimation: Double
+    private let threads: Int
     private var detectors: [String: OpaquePointer] = [:]
     private var buffer = Array(repeating: ak_apriltag_detection(), count: 64)
 
-    init(decimation: Double) {
+    init(decimation: Double, threads: Int = 1) {
         self.decimation = decimation
+        self.threads = threads
         name = "libapriltag decimate \(decimation == decimation.rounded() ? String(Int(decimation)) : String(decimation))"
+            + (threads == 1 ? "" : " (\(threads) threads)")
     }
 
     deinit { detectors.values.forEach { ak_apriltag_detector_free($0) } }
@@ -397,7 +407,7 @@ final class AprilTagPeerTool: MarkerBenchTool {
         var params = ak_apriltag_params()
         ak_apriltag_params_default(&params)
         params.quad_decimate = decimation
-        params.threads = 1
+        params.threads = Int32(clamping: threads)
         params.refine_edges = 1
         params.max_hamming = 2  // apriltag_detector_add_family's bits_corrected (the shim's default is 0)
         var created: OpaquePointer?

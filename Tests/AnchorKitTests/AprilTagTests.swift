@@ -230,4 +230,23 @@ struct AprilTagTests {
             #expect(zip(byDefault, counts).allSatisfy { $0 >= $1 }, "decimation 1 found \(byDefault), \(name) \(counts)")
         }
     }
+
+    /// A still photo is searched and refined on every core (``MarkerDetectionParameters/forStills()``),
+    /// with the same detections, corner for corner, as on one thread: at full size and shrunk to
+    /// tags of 15-19 px.
+    @Test func threadsChangeNoDetection() throws {
+        let dictionary = try MarkerDictionary(named: "DICT_APRILTAG_36h11")
+        var one = MarkerDetectionParameters()
+        one.aprilTag?.threads = 1
+        var two = MarkerDetectionParameters()
+        two.aprilTag?.threads = 2
+        #expect(MarkerDetectionParameters().forStills().aprilTag?.threads == min(4, ProcessInfo.processInfo.activeProcessorCount))
+        let full = try Image(contentsOf: Self.photo + "/AprilTag.png", channels: 1)
+        for image in [full, try full.resized(width: 213, height: 160)] {
+            let a = try MarkerDetector(dictionary: dictionary, parameters: one).detect(in: image)
+            let b = try MarkerDetector(dictionary: dictionary, parameters: two).detect(in: image)
+            #expect(a.count >= 11 && a.map(\.id) == b.map(\.id))
+            #expect(zip(a, b).allSatisfy { $0.corners == $1.corners })
+        }
+    }
 }

@@ -1,3 +1,4 @@
+import Foundation
 import AnchorKitCV
 
 /// One marker found in an image: its id and its four corners in pixels (TL, TR, BR, BL of the
@@ -22,10 +23,11 @@ public struct MarkerDetectionParameters: Sendable, Equatable {
         /// a quarter of the time (5 against 21 ms on 640x480 alone; 70 against 35 frames/s for
         /// `anchorkit track Datasets/markers-apriltag-far`).
         public var decimation = 1.0
-        /// libapriltag's worker threads (1...64). Default 1, the least CPU time: on 2 cores, 2
-        /// threads took 18 % less wall time for 12 % more CPU time (the tracker's other stages
-        /// already use every core).
-        public var threads = 1
+        /// libapriltag's worker threads (1...64); nil (the default) chooses: 1 for video, where
+        /// the tracker's other stages (decoding ahead) already use the other cores and one thread
+        /// costs the least CPU time, and every core up to 4 for still photos (``forStills()``),
+        /// where nothing else runs beside the detection (figures: Benchmarks/README.md).
+        public var threads: Int?
         /// Codes up to this many bits from a valid one are corrected (0...2); nil: OpenCV's rule,
         /// `errorCorrectionRate` times the bits the dictionary can correct, up to 2 (2 for the
         /// 36h11 tags, 0 for DICT_4X4_50).
@@ -50,6 +52,16 @@ public struct MarkerDetectionParameters: Sendable, Equatable {
         /// ``MarkerDetector/refineTemplate(id:corners:in:)``). The most accurate: on the committed
         /// sequences median corner error 0.04-0.09 px against 0.25 px for `subpixel`.
         case template = 4
+    }
+
+    /// These parameters for still photos: libapriltag's threads, when not chosen, on every core
+    /// (up to 4), since a photo's detection has no other stage to share the machine with.
+    public func forStills() -> MarkerDetectionParameters {
+        var p = self
+        if p.aprilTag != nil && p.aprilTag?.threads == nil {
+            p.aprilTag?.threads = min(4, ProcessInfo.processInfo.activeProcessorCount)
+        }
+        return p
     }
 
     /// Default: template alignment.
@@ -99,7 +111,7 @@ public final class MarkerDetector {
             var a = ak_apriltag_params()
             ak_apriltag_params_default(&a)
             a.quad_decimate = aprilTag.decimation
-            a.threads = Int32(clamping: aprilTag.threads)
+            a.threads = Int32(clamping: aprilTag.threads ?? 1)
             a.max_hamming = Int32(clamping: aprilTag.correctedBits ?? -1)
             try NativeError.check(ak_marker_detector_create_apriltag(dictionary.handle, &p, &a, &out), "AprilTag 3 detector")
         } else {

@@ -44,18 +44,20 @@ public final class Session {
         try configuration.camera.validate()
         self.configuration = configuration
         var markerParameters = configuration.markerTracking, imageParameters = configuration.imageTracking
+        var markerDetection = configuration.markerDetection
         if configuration.independentFrames {
             guard configuration.worldTracking == nil else {
                 throw InputError("stills", "world tracking needs a video or a sequence, not independent photos")
             }
             markerParameters = markerParameters.forStills()
+            markerDetection = markerDetection.forStills()
             imageParameters.detectEveryFrame = true
             imageParameters.filter = nil
         }
         var trackers: [AnchorTracker] = []
         if !configuration.markers.isEmpty {
             trackers.append(try MarkerTracker(markerSets: configuration.markers, camera: configuration.camera,
-                                              detection: configuration.markerDetection, parameters: markerParameters))
+                                              detection: markerDetection, parameters: markerParameters))
         }
         if let images = configuration.referenceImages, !images.images.isEmpty {
             trackers.append(ImageTracker(references: images, camera: configuration.camera, parameters: imageParameters))
