@@ -22,16 +22,26 @@ public final class ImageTracker: AnchorTracker {
         public var maximumTracked = 4
         /// Frames between detection passes while at least one target is followed.
         public var detectionInterval = 5
-        /// Frame features per detection pass.
+        /// Frame features per detection pass, for a 640x480 frame: a larger frame gets more in
+        /// proportion to its area (3,000 at 1280x720), so that a target covering the same share
+        /// of any frame gets as many. A fixed count spread over a 1280x720 frame left a sign
+        /// filling a sixth of it too few to be found.
         public var frameFeatures = FeatureSet.Parameters()
+        /// Frames whose larger side is longer are searched for features on a copy this long
+        /// (pixels); alignment and tracking use every pixel.
+        public var detectionSize = 1280
         /// Lowe's ratio for distinctive matches.
         public var ratio = 0.8
         /// Matches a reference needs before a homography is tried, and inliers it needs after.
         public var minimumMatches = 12
         public var minimumInliers = 12
-        /// Robust estimator and its threshold, pixels.
+        /// Robust estimator and its threshold, pixels of the image searched for features.
         public var robustMethod = Homography.Method.usacMagsac
         public var ransacThreshold = 4.0
+        /// A detection's photometric alignment must keep at least this share of the robust
+        /// estimate's inliers within 1.5 thresholds: an alignment that slid off the target (a
+        /// sheet of paper over it, a plain panel) can still correlate at 0.7-0.9.
+        public var agreeingShare = 0.7
         /// ECC correlation an alignment needs to be kept (tracking) or accepted (detection).
         public var minimumCorrelation = 0.6
         /// Alignment correlation above which a fallback start is not tried; a detection with
@@ -201,8 +211,8 @@ public final class ImageTracker: AnchorTracker {
     // MARK: Detection
 
     private func detect(in gray: Image, frame: Frame) throws {
-        let mask = try maskOfTargets(gray)
-        let features = try FeatureSet(image: gray, mask: mask, parameters: parameters.frameFeatures)
+        let (features, scale) = try frameFeatures(of: gray, mask: try maskOfTargets(gray))
+        let threshold = parameters.ransacThreshold * scale
         guard features.count >= parameters.minimumMatches else { return }
         let matches = try references.index.match(features).filter { $0.isDistinctive(ratio: parameters.ratio) }
         var byReference: [Int: [FeatureMatch]] = [:]
@@ -213,17 +223,38 @@ public final class ImageTracker: AnchorTracker {
         for (reference, group) in candidates.prefix(3) where targets.count < parameters.maximumTracked {
             let src = group.map { references.images[reference].features.points[$0.train] }
             let dst = group.map { features.points[$0.query] }
-            guard let estimate = try Homography.estimate(from: src, to: dst, method: parameters.robustMethod,
-                                                         threshold: parameters.ransacThreshold),
+            guard let estimate = try Homography.estimate(from: src, to: dst, method: parameters.robustMethod, threshold: threshold),
                   estimate.inlierCount >= parameters.minimumInliers, isPlausible(estimate.matrix, reference: reference),
                   let (h, correlation) = try alignDetection(estimate.matrix, reference: reference, gray: gray),
                   correlation >= requiredCorrelation(inliers: estimate.inlierCount), isPlausible(h, reference: reference)
             else { continue }
+            let agreeing = zip(src, dst).filter { length(Homography.map(h, SIMD2<Double>($0)) - SIMD2<Double>($1)) <= 1.5 * threshold }.count
+            guard Double(agreeing) >= parameters.agreeingShare * Double(estimate.inlierCount) else { continue }
             var target = Target(reference: reference, homography: h, referencePoints: [], framePoints: [])
             target.referencePoints = seedPoints(reference, h: h)
             target.framePoints = target.referencePoints.map { project(h, $0) }
             targets.append(target)
         }
+    }
+
+    /// The frame's features in frame pixels, searched on a copy at most ``Parameters/detectionSize``
+    /// long, their number scaled by the area searched (see ``Parameters/frameFeatures``); and how
+    /// many frame pixels a pixel of the searched image spans.
+    private func frameFeatures(of gray: Image, mask: Image?) throws -> (FeatureSet, Double) {
+        let longest = max(gray.width, gray.height)
+        var searched = gray, searchedMask = mask
+        if longest > parameters.detectionSize {
+            let f = Double(parameters.detectionSize) / Double(longest)
+            let w = max(1, Int((Double(gray.width) * f).rounded())), h = max(1, Int((Double(gray.height) * f).rounded()))
+            searched = try gray.resized(width: w, height: h)
+            searchedMask = try mask?.resized(width: w, height: h)
+        }
+        var p = parameters.frameFeatures
+        p.maximumCount = max(p.maximumCount, Int((Double(p.maximumCount) * Double(searched.width * searched.height) / (640 * 480)).rounded()))
+        let features = try FeatureSet(image: searched, mask: searchedMask, parameters: p)
+        guard searched.width != gray.width else { return (features, 1) }
+        let scale = SIMD2(Double(gray.width) / Double(searched.width), Double(gray.height) / Double(searched.height))
+        return (try FeatureSet.merging([(features, scale)]), scale.x)
     }
 
     /// A detection's alignment from its robust homography: ECC, then the sparse alignment when
