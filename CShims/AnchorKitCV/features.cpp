@@ -3,6 +3,8 @@
 // multi-probe LSH).
 #include "internal.hpp"
 
+#include <opencv2/core/utility.hpp>
+
 #include <algorithm>
 #include <atomic>
 #include <climits>
@@ -98,6 +100,61 @@ void keep_spread(std::vector<cv::KeyPoint> &keypoints, cv::Mat &descriptors, cv:
     descriptors = out_desc;
 }
 
+// ORB features of `gray` where `mask` (empty: everywhere) is non-zero, into `f`: strongest first,
+// spread over the grid of `p`.
+ak_status detect_orb(const char *fn, const cv::Mat &gray, const cv::Mat &mask, const ak_orb_params &p, ak_features &f) {
+    const bool grid = p.grid_columns > 0 && p.grid_rows > 0;
+    cv::ORB &orb = thread_orb();
+    orb.setMaxFeatures(grid ? 2 * p.max_features : p.max_features);
+    orb.setScaleFactor(p.scale_factor);
+    orb.setNLevels(p.levels);
+    orb.setFastThreshold(p.fast_threshold);
+    orb.detectAndCompute(gray, mask, f.keypoints, f.descriptors);
+    if (f.keypoints.empty()) {
+        f.descriptors.release();
+    } else if (f.descriptors.rows != static_cast<int>(f.keypoints.size()) || f.descriptors.cols != kDescriptorBytes ||
+               f.descriptors.type() != CV_8U) {
+        return fail(AK_ERR_INTERNAL, fn, "ORB returned %d descriptors of %d bytes for %zu keypoints", f.descriptors.rows,
+                    f.descriptors.cols, f.keypoints.size());
+    } else {
+        // Without a grid, a 1 x 1 one: the same cap and the same strongest-first order.
+        keep_spread(f.keypoints, f.descriptors, gray.size(), p.max_features, grid ? p.grid_columns : 1, grid ? p.grid_rows : 1);
+    }
+    if (!f.descriptors.empty() && !f.descriptors.isContinuous()) f.descriptors = f.descriptors.clone();
+    return AK_OK;
+}
+
+// The affine simulation of ASIFT (Morel and Yu, 2009): `gray` turned by `degrees` about its centre,
+// then squeezed by `tilt` along x, as a camera tilted away from the picture by acos(1 / tilt) sees
+// it; before squeezing, a Gaussian blur along x of 0.8 sqrt(tilt^2 - 1) px keeps it from aliasing.
+// `view` and `valid` (255 where the picture is) come out; `to_view` maps picture pixels to view pixels.
+void simulate_view(const cv::Mat &gray, double tilt, double degrees, cv::Mat &view, cv::Mat &valid, cv::Matx23d &to_view) {
+    const cv::Point2d centre((gray.cols - 1) / 2.0, (gray.rows - 1) / 2.0);
+    cv::Matx23d turn = cv::getRotationMatrix2D(centre, degrees, 1.0);
+    // Shift so that the turned picture's corners are all in view.
+    double x0 = 1e300, y0 = 1e300, x1 = -1e300, y1 = -1e300;
+    for (const cv::Point2d c : {cv::Point2d(0, 0), cv::Point2d(gray.cols - 1, 0), cv::Point2d(0, gray.rows - 1),
+                                cv::Point2d(gray.cols - 1, gray.rows - 1)}) {
+        const double x = turn(0, 0) * c.x + turn(0, 1) * c.y + turn(0, 2), y = turn(1, 0) * c.x + turn(1, 1) * c.y + turn(1, 2);
+        x0 = std::min(x0, x), y0 = std::min(y0, y), x1 = std::max(x1, x), y1 = std::max(y1, y);
+    }
+    turn(0, 2) -= x0, turn(1, 2) -= y0;
+    const cv::Size turned_size(static_cast<int>(std::ceil(x1 - x0)) + 1, static_cast<int>(std::ceil(y1 - y0)) + 1);
+    cv::Mat turned, turned_valid;
+    cv::warpAffine(gray, turned, turn, turned_size, cv::INTER_LINEAR, cv::BORDER_CONSTANT, cv::Scalar(0));
+    cv::warpAffine(cv::Mat(gray.size(), CV_8U, cv::Scalar(255)), turned_valid, turn, turned_size, cv::INTER_NEAREST,
+                   cv::BORDER_CONSTANT, cv::Scalar(0));
+    if (tilt > 1) cv::GaussianBlur(turned, turned, cv::Size(0, 0), 0.8 * std::sqrt(tilt * tilt - 1), 0.01);
+    const cv::Size size(std::max(1, static_cast<int>(std::lround(turned_size.width / tilt))), turned_size.height);
+    cv::resize(turned, view, size, 0, 0, cv::INTER_LINEAR);
+    cv::resize(turned_valid, valid, size, 0, 0, cv::INTER_NEAREST);
+    // Away from the picture's outline, whose edge against the black around it is no feature of it.
+    cv::erode(valid, valid, cv::getStructuringElement(cv::MORPH_RECT, cv::Size(7, 7)));
+    // Pixel centres at integers: x_view = (x_turned + 0.5) / tilt - 0.5.
+    const double sx = static_cast<double>(size.width) / turned_size.width;
+    to_view = cv::Matx23d(sx * turn(0, 0), sx * turn(0, 1), sx * (turn(0, 2) + 0.5) - 0.5, turn(1, 0), turn(1, 1), turn(1, 2));
+}
+
 ak_keypoint to_ak(const cv::KeyPoint &k) {
     return ak_keypoint{k.pt.x, k.pt.y, k.size, k.angle, k.response, k.octave};
 }
@@ -166,30 +223,54 @@ ak_status ak_features_detect(const ak_image *image, const ak_image *mask, const 
         const ak_orb_params p = given_or_default(params, ak_orb_params_default);
         if (ak_status s = check_orb_params(fn, p)) return s;
 
-        const bool grid = p.grid_columns > 0 && p.grid_rows > 0;
-        cv::ORB &orb = thread_orb();
-        orb.setMaxFeatures(grid ? 2 * p.max_features : p.max_features);
-        orb.setScaleFactor(p.scale_factor);
-        orb.setNLevels(p.levels);
-        orb.setFastThreshold(p.fast_threshold);
-
         const cv::Mat gray = to_channels(image->mat, 1);
         std::unique_ptr<ak_features> f(new ak_features);
-        const cv::Mat no_mask;
-        orb.detectAndCompute(gray, mask ? mask->mat : no_mask, f->keypoints, f->descriptors);
-        if (f->keypoints.empty()) {
-            f->descriptors.release();
-        } else if (f->descriptors.rows != static_cast<int>(f->keypoints.size()) || f->descriptors.cols != kDescriptorBytes ||
-                   f->descriptors.type() != CV_8U) {
-            return fail(AK_ERR_INTERNAL, fn, "ORB returned %d descriptors of %d bytes for %zu keypoints",
-                        f->descriptors.rows, f->descriptors.cols, f->keypoints.size());
-        } else {
-            // Without a grid, a 1 x 1 one: the same cap and the same strongest-first order.
-            keep_spread(f->keypoints, f->descriptors, gray.size(), p.max_features, grid ? p.grid_columns : 1,
-                        grid ? p.grid_rows : 1);
-        }
-        if (!f->descriptors.empty() && !f->descriptors.isContinuous()) f->descriptors = f->descriptors.clone();
+        if (ak_status s = detect_orb(fn, gray, mask ? mask->mat : cv::Mat(), p, *f)) return s;
         *out = f.release();
+        return AK_OK;
+    });
+}
+
+ak_status ak_features_detect_tilted(const ak_image *image, const ak_orb_params *params, double tilt, int rotations,
+                                    ak_features **out) {
+    static const char *fn = "ak_features_detect_tilted";
+    return guarded(fn, [&]() -> ak_status {
+        if (!out) return fail(AK_ERR_ARGUMENT, fn, "out is NULL");
+        *out = nullptr;
+        if (ak_status s = check_image(fn, image, "image")) return s;
+        if (!(tilt >= 1 && tilt <= 8)) return fail(AK_ERR_ARGUMENT, fn, "tilt must be in 1...8, got %g", tilt);
+        if (rotations < 1 || rotations > 64) return fail(AK_ERR_ARGUMENT, fn, "rotations must be in 1...64, got %d", rotations);
+        const ak_orb_params p = given_or_default(params, ak_orb_params_default);
+        if (ak_status s = check_orb_params(fn, p)) return s;
+        const cv::Mat gray = to_channels(image->mat, 1);
+        // The views are independent: simulated on every core, gathered in rotation order (the
+        // same set whatever the threads).
+        std::vector<ak_features> views(static_cast<size_t>(rotations));
+        std::vector<ak_status> statuses(static_cast<size_t>(rotations), AK_OK);
+        cv::parallel_for_(cv::Range(0, rotations), [&](const cv::Range &range) {
+            for (int k = range.start; k < range.end; ++k) {
+                cv::Mat view, valid;
+                cv::Matx23d to_view, to_picture;
+                simulate_view(gray, tilt, 180.0 * k / rotations, view, valid, to_view);
+                ak_features &f = views[static_cast<size_t>(k)];
+                statuses[static_cast<size_t>(k)] = detect_orb(fn, view, valid, p, f);
+                cv::invertAffineTransform(to_view, to_picture);
+                for (cv::KeyPoint &kp : f.keypoints) {
+                    const cv::Point2f q = kp.pt;
+                    kp.pt = cv::Point2f(static_cast<float>(to_picture(0, 0) * q.x + to_picture(0, 1) * q.y + to_picture(0, 2)),
+                                        static_cast<float>(to_picture(1, 0) * q.x + to_picture(1, 1) * q.y + to_picture(1, 2)));
+                }
+            }
+        });
+        std::unique_ptr<ak_features> all(new ak_features);
+        std::vector<cv::Mat> rows;
+        for (size_t k = 0; k < views.size(); ++k) {
+            if (statuses[k] != AK_OK) return statuses[k];
+            all->keypoints.insert(all->keypoints.end(), views[k].keypoints.begin(), views[k].keypoints.end());
+            if (!views[k].descriptors.empty()) rows.push_back(views[k].descriptors);
+        }
+        if (!rows.empty()) cv::vconcat(rows, all->descriptors);
+        *out = all.release();
         return AK_OK;
     });
 }

@@ -252,6 +252,11 @@ void ak_orb_params_default(ak_orb_params *params);
  * NULL. */
 ak_status ak_features_detect(const ak_image *image, const ak_image *mask, const ak_orb_params *params,
                              ak_features **out);
+/* ORB features of `image` as a camera tilted away from it sees it (ASIFT's affine simulation):
+ * `rotations` views turned by 0, 180/rotations, ... degrees and squeezed by `tilt` (1...8; a view
+ * acos(1 / tilt) off the picture's normal) across, `params` per view; keypoints in `image`'s pixels. */
+ak_status ak_features_detect_tilted(const ak_image *image, const ak_orb_params *params, double tilt, int rotations,
+                                    ak_features **out);
 /* Makes a feature set from stored keypoints and descriptors (count x 32 bytes). */
 ak_status ak_features_create(const ak_keypoint *keypoints, const uint8_t *descriptors, int count, ak_features **out);
 void ak_features_free(ak_features *features);

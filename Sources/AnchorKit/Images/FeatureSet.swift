@@ -48,6 +48,16 @@ public final class FeatureSet: @unchecked Sendable {
         self.init(taking: out!)
     }
 
+    /// The features of `image` as a camera tilted away from it sees it: `rotations` views turned by
+    /// 0, 180 / rotations, ... degrees and squeezed by `tilt` (1 / cos of the angle off the
+    /// picture's normal) across (ASIFT's affine simulation); keypoints in `image`'s pixels.
+    public convenience init(tiltedViewsOf image: Image, tilt: Double, rotations: Int, parameters: Parameters = Parameters()) throws {
+        var p = parameters.native
+        var out: OpaquePointer?
+        try NativeError.check(ak_features_detect_tilted(image.handle, &p, tilt, Int32(clamping: rotations), &out), "tilted features")
+        self.init(taking: out!)
+    }
+
     /// One set holding the features of several images of one picture at different scales, with
     /// keypoints mapped to the first image's pixels: `scale` is how many of those pixels one
     /// pixel of the set spans, per axis (pixel centres: `x0 = (x + 0.5) * scale - 0.5`).
