@@ -9,6 +9,7 @@
 
 #include <Eigen/Dense>
 
+#include <algorithm>
 #include <cmath>
 
 namespace akcv {
@@ -89,6 +90,35 @@ inline Mat3 exp_so3(const Vec3 &w) {
     const double angle = w.norm();
     if (angle < 1e-12) return Mat3::Identity() + skew(w);
     return Eigen::AngleAxisd(angle, w / angle).toRotationMatrix();
+}
+
+// The cost of a point behind its camera: far above any pixel error, so that a step that hides
+// points behind a camera never looks like an improvement.
+constexpr double kBehindPenaltyPixels = 1e6;
+// Converged when a step lowers the cost by less than this fraction: a 1e-5 share of the squared
+// error moves no pixel visibly.
+constexpr double kCostTolerance = 1e-5;
+
+// Huber's loss of a residual of norm `e` (px) with threshold `k`, and its weight in iteratively
+// reweighted least squares.
+inline double huber_cost(double e, double k) { return e <= k ? e * e : 2 * k * e - k * k; }
+inline double huber_weight(double e, double k) { return e <= k ? 1.0 : k / e; }
+
+// The residual, projection of camera point Xc less the pixel (x, y); false behind the camera or
+// when not finite.
+inline bool pixel_residual(const ak_pinhole &K, const Vec3 &Xc, double x, double y, Vec2 &r) {
+    if (!(Xc.z() > 0)) return false;
+    r = Vec2(K.fx * Xc.x() / Xc.z() + K.cx - x, K.fy * Xc.y() / Xc.z() + K.cy - y);
+    return r.allFinite();
+}
+
+// Marquardt's damping, scaled by the curvature itself (clamped as Ceres does) so that the step is
+// invariant to the units of each parameter.
+template <class M>
+M damped(const M &m, double lambda) {
+    M out = m;
+    for (int i = 0; i < m.rows(); ++i) out(i, i) += lambda * std::min(std::max(m(i, i), 1e-6), 1e32);
+    return out;
 }
 
 // d pixel / d camera point of a pinhole projection at camera point Xc (in front: Xc.z() > 0).

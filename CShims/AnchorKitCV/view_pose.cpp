@@ -8,9 +8,6 @@ using namespace akcv;
 
 namespace {
 
-// Converged when a step lowers the cost by less than this fraction (world.cpp's tolerance).
-constexpr double kCostTolerance = 1e-5;
-
 struct ViewPoint {
     int view;
     Vec3 x;   // object frame
@@ -39,16 +36,13 @@ public:
                 const Vec3 Xc = v.R * y + v.t;
                 Vec2 r;
                 if (!residual(Xc, p.px, r)) continue;
-                const double e = r.norm();
-                const double w = e <= huber_ ? 1.0 : huber_ / e;
+                const double w = huber_weight(r.norm(), huber_);
                 // The perturbation acts on y, and the camera rotates it: d Xc = R_v d y.
                 const Mat26 J = left_perturbation_jacobian(projection_jacobian(K_, Xc) * v.R, y);
                 H.noalias() += w * J.transpose() * J;
                 g.noalias() += w * J.transpose() * r;
             }
-            Mat6 D = H;
-            for (int i = 0; i < 6; ++i) D(i, i) += lambda * std::min(std::max(H(i, i), 1e-6), 1e32);
-            const Vec6 step = D.ldlt().solve(-g);
+            const Vec6 step = damped(H, lambda).ldlt().solve(-g);
             if (!step.allFinite()) break;
             Pose next;
             const Mat3 dR = exp_so3(step.head<3>());
@@ -76,26 +70,19 @@ private:
     const std::vector<ViewPoint> &points_;
     const double huber_;
 
-    bool residual(const Vec3 &Xc, const Vec2 &px, Vec2 &r) const {
-        if (!(Xc.z() > 0)) return false;
-        r = Vec2(K_.fx * Xc.x() / Xc.z() + K_.cx - px.x(), K_.fy * Xc.y() / Xc.z() + K_.cy - px.y());
-        return r.allFinite();
-    }
+    bool residual(const Vec3 &Xc, const Vec2 &px, Vec2 &r) const { return pixel_residual(K_, Xc, px.x(), px.y(), r); }
 
     Vec3 in_camera(const Pose &pose, const ViewPoint &p) const {
         const Pose &v = views_[p.view];
         return v.R * (pose.R * p.x + pose.t) + v.t;
     }
 
-    // Huber cost; a point behind its camera costs as a residual far beyond any pixel error, so that
-    // a step that hides points behind a camera never looks like an improvement.
+    // Huber cost (a point behind its camera costs kBehindPenaltyPixels).
     double cost(const Pose &pose) const {
         double sum = 0;
         Vec2 r;
-        for (const ViewPoint &p : points_) {
-            const double e = residual(in_camera(pose, p), p.px, r) ? r.norm() : 1e6;
-            sum += e <= huber_ ? e * e : 2 * huber_ * e - huber_ * huber_;
-        }
+        for (const ViewPoint &p : points_)
+            sum += huber_cost(residual(in_camera(pose, p), p.px, r) ? r.norm() : kBehindPenaltyPixels, huber_);
         return sum;
     }
 

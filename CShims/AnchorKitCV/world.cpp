@@ -152,14 +152,8 @@ struct BundleOutcome {
     double initial_rms = 0, final_rms = 0, inlier_rms = 0;
 };
 
-// The cost of an observation behind its camera: far above any pixel error, so that a step that
-// hides observations behind a camera never looks like an improvement.
-constexpr double kBehindPenaltyPixels = 1e6;
 // Steps of the robust stage that precedes outlier rejection (see BundleAdjuster::run).
 constexpr int kRobustStageIterations = 10;
-// Converged when a step lowers the cost by less than this fraction: a 1e-5 share of the squared
-// error moves no pixel visibly.
-constexpr double kCostTolerance = 1e-5;
 
 class BundleAdjuster {
 public:
@@ -223,12 +217,10 @@ private:
 
     bool residual(const Pose &c, const Vec3 &X, const Observation &o, Vec3 &Xc, Vec2 &r) const {
         Xc = c.R * X + c.t;
-        if (!(Xc.z() > 0)) return false;
-        r = Vec2(K_.fx * Xc.x() / Xc.z() + K_.cx - o.x, K_.fy * Xc.y() / Xc.z() + K_.cy - o.y);
-        return r.allFinite();
+        return pixel_residual(K_, Xc, o.x, o.y, r);
     }
 
-    double rho(double e) const { return e <= huber_ ? e * e : 2 * huber_ * e - huber_ * huber_; }
+    double rho(double e) const { return huber_cost(e, huber_); }
 
     double cost(const std::vector<Pose> &poses, const std::vector<Vec3> &points) const {
         double sum = 0;
@@ -278,7 +270,7 @@ private:
             const Pose &c = poses_[o.cam];
             if (!residual(c, points_[o.pt], o, Xc, r)) continue;
             const double e = r.norm();
-            const double w = e <= huber_ ? 1.0 : huber_ / e;
+            const double w = huber_weight(e, huber_);
             const Mat23 Jproj = projection_jacobian(K_, Xc);
             Mat26 Jc;
             if (cf >= 0) {
@@ -305,14 +297,6 @@ private:
             if (coupled[k]) pt_obs_[fill[pt_free_[obs_[k].pt]]++] = static_cast<int>(k);
     }
 
-    // Marquardt's damping, scaled by the curvature itself (clamped as Ceres does) so that the
-    // step is invariant to the units of each parameter.
-    template <class M>
-    static M damped(const M &m, double lambda) {
-        M out = m;
-        for (int i = 0; i < m.rows(); ++i) out(i, i) += lambda * std::min(std::max(m(i, i), 1e-6), 1e32);
-        return out;
-    }
 
     // The damped step: the Schur complement eliminates the points, the reduced camera system is
     // solved densely, then each point's step follows from its 3x3 block.
