@@ -47,9 +47,9 @@ struct MarkerPhotoBench: ParsableCommand {
                 + MarkerPhotoSets.aruco(folder: folder + "/opencv-aruco-photos")
             // anchorkit runs a photo on every core (as `track --stills` does): libapriltag beside it
             // as a new user gets it (one thread) and on as many cores.
-            let ours = MarkerDetectorTool.anchorKit()
-            let threads = MarkerDetectionParameters().forStills().aprilTag?.threads ?? 1
-            var tools: [MarkerBenchTool] = [ours, AprilTagPeerTool(decimation: 1)]
+            let stills = MarkerDetectionParameters().forStills()
+            let threads = stills.aprilTag?.threads ?? 1
+            var tools: [MarkerBenchTool] = [MarkerDetectorTool.anchorKit(stills), AprilTagPeerTool(decimation: 1)]
             if threads > 1 { tools.append(AprilTagPeerTool(decimation: 1, threads: threads)) }
             tools += [AprilTagPeerTool(decimation: 2), MarkerDetectorTool.openCV()]
             let loadBefore = MachineLoad.now()
@@ -344,10 +344,10 @@ final class MarkerDetectorTool: MarkerBenchTool {
         self.parameters = parameters
     }
 
-    /// The library's defaults for still photos, as `anchorkit track --stills` uses them (AprilTag 3
-    /// candidates for the AprilTag dictionaries on every core, template corner refinement).
-    static func anchorKit() -> MarkerDetectorTool {
-        let parameters = MarkerDetectionParameters().forStills()
+    /// anchorkit with `parameters`: the library's defaults for still photos, as `anchorkit track
+    /// --stills` uses them (AprilTag 3 candidates for the AprilTag dictionaries on every core,
+    /// template corner refinement), `MarkerDetectionParameters().forStills()`.
+    static func anchorKit(_ parameters: MarkerDetectionParameters) -> MarkerDetectorTool {
         let threads = parameters.aprilTag?.threads ?? 1
         return MarkerDetectorTool(name: threads == 1 ? "anchorkit" : "anchorkit (\(threads) threads)", parameters: parameters)
     }

@@ -67,12 +67,15 @@ public final class ReferenceImage: @unchecked Sendable {
         // ORB's own pyramid spans ~3.6x in scale; features of the half- and quarter-size copies
         // extend that to ~14x, so that a poster filling 1/6 of a frame is still found.
         var sets: [(features: FeatureSet, scale: SIMD2<Double>)] = []
+        // How many working-copy pixels a pixel of `level` spans, per axis: slightly off 2^k where
+        // halving rounded an odd size down.
+        func scale(of level: Image) -> SIMD2<Double> {
+            SIMD2(Double(levels[0].width) / Double(level.width), Double(levels[0].height) / Double(level.height))
+        }
         for (k, level) in levels.prefix(3).enumerated() where min(level.width, level.height) >= 48 {
             var p = parameters
             p.maximumCount = max(100, parameters.maximumCount >> k)
-            // Per-axis scales differ slightly from 2^k where halving rounded an odd size down.
-            let scale = SIMD2(Double(levels[0].width) / Double(level.width), Double(levels[0].height) / Double(level.height))
-            sets.append((try FeatureSet(image: level, parameters: p), scale))
+            sets.append((try FeatureSet(image: level, parameters: p), scale(of: level)))
         }
         // Small copies once more, on a border of their mean gray: ORB leaves out the 31 px along an
         // image's edges, all but the middle of a copy a hundred pixels wide, and a poster 70-90 px
@@ -80,8 +83,7 @@ public final class ReferenceImage: @unchecked Sendable {
         for level in levels.dropFirst().prefix(Self.paddedLevels) {
             var p = parameters
             p.maximumCount = Self.paddedLevelFeatures
-            let scale = SIMD2(Double(levels[0].width) / Double(level.width), Double(levels[0].height) / Double(level.height))
-            sets.append((try Self.featuresOnBorder(of: level, parameters: p), scale))
+            sets.append((try Self.featuresOnBorder(of: level, parameters: p), scale(of: level)))
         }
         // The picture as seen from 60-70 degrees off its normal (ASIFT's affine simulation): ORB's
         // descriptors stop matching a view squeezed by more than ~1.5 across.
