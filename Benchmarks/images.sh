@@ -11,7 +11,9 @@
 # images in the set (images-multi with 10, 100 and 500 distractor references).
 #
 # Environment: RUNS (timing repetitions, default 3; the median is reported),
-#              SCALING=0 (skip table 2), SKIP_BUILD=1 (use the existing .build-bench binary).
+#              SCALING=0 (skip table 2), SKIP_BUILD=1 (use the existing .build-bench binary),
+#              BASELINE=path/to/anchorkit (an earlier build: its rows are added to table 1, in the
+#              same rounds).
 NAME=images
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
@@ -23,7 +25,8 @@ render() {  # render FOLDER SCENE [synth options...]
         "$ANCHORKIT" synth "$scene" -o "$GEN/$folder" --quiet "$@"
     fi
 }
-SEQUENCES=(images-approach images-rotation images-blur-light images-occlusion images-multi images-still)
+SEQUENCES=(images-approach images-rotation images-blur-light images-occlusion images-multi images-still
+           images-far-approach images-shake images-table)
 for s in "${SEQUENCES[@]}"; do render "$s" "$s"; done
 render images-approach-720p images-approach --width 1280 --height 720
 SCALE_SIZES=(10 100 500)
@@ -36,6 +39,8 @@ track_job() {  # track_job LABEL-SUFFIX SEQUENCE-FOLDER TABLE [naive]
     job "ours-$suffix" "anchorkit|$seq|$table" "$ANCHORKIT" track "$seq" -o "$WORK/ours-$suffix.jsonl" --quiet
     [[ -n "$naive" ]] && job "naive-$suffix" "anchorkit detect-every-frame|$seq|$table" \
         "$ANCHORKIT" track "$seq" --mode detect-every-frame -o "$WORK/naive-$suffix.jsonl" --quiet
+    [[ -n "${BASELINE:-}" && "$table" == sequences ]] && job "base-$suffix" "anchorkit baseline|$seq|$table" \
+        "$BASELINE" track "$seq" -o "$WORK/base-$suffix.jsonl" --quiet
     return 0
 }
 for s in "${SEQUENCES[@]}"; do track_job "$s" "$GEN/$s" sequences naive; done

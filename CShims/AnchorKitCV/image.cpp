@@ -1,4 +1,5 @@
-// image.cpp — 8-bit gray/BGR (and BGRA overlay) images: decode, create, convert, resize, encode.
+// image.cpp — 8-bit gray/BGR (and BGRA overlay) images: decode, create, convert, resize, blur,
+// encode.
 #include "internal.hpp"
 
 #include <opencv2/imgcodecs.hpp>
@@ -10,6 +11,8 @@ namespace akcv {
 
 namespace {
 std::atomic<uint64_t> g_next_serial{1};
+// The longest motion blur ak_image_motion_blur makes (px): its kernel grows with the square.
+constexpr double kMaxMotionBlur = 256;
 }
 
 ak_image *make_image(cv::Mat mat) {
@@ -171,6 +174,37 @@ ak_status ak_image_resize(const ak_image *image, int width, int height, ak_image
             cv::resize(src, dst, cv::Size(width, height), 0, 0,
                        (shrink_x || shrink_y) ? cv::INTER_AREA : cv::INTER_LINEAR);
         }
+        *out = make_image(std::move(dst));
+        return AK_OK;
+    });
+}
+
+ak_status ak_image_motion_blur(const ak_image *image, double dx, double dy, ak_image **out) {
+    static const char *fn = "ak_image_motion_blur";
+    return guarded(fn, [&]() -> ak_status {
+        if (!out) return fail(AK_ERR_ARGUMENT, fn, "out is NULL");
+        *out = nullptr;
+        if (ak_status s = check_image(fn, image, "image")) return s;
+        const double length = std::hypot(dx, dy);
+        if (!std::isfinite(length) || length > kMaxMotionBlur)
+            return fail(AK_ERR_ARGUMENT, fn, "the blur must be finite and at most %g px, got (%g, %g)", kMaxMotionBlur, dx, dy);
+        // The segment's points, a quarter pixel apart, each splatted bilinearly into the kernel.
+        const int half = static_cast<int>(std::ceil(length / 2)) + 1;
+        cv::Mat kernel = cv::Mat::zeros(2 * half + 1, 2 * half + 1, CV_32F);
+        const int steps = std::max(1, static_cast<int>(std::ceil(4 * length)));
+        for (int k = 0; k <= steps; ++k) {
+            const double t = length > 0 ? static_cast<double>(k) / steps - 0.5 : 0;
+            const double x = half + t * dx, y = half + t * dy;
+            const int x0 = static_cast<int>(std::floor(x)), y0 = static_cast<int>(std::floor(y));
+            const float fx = static_cast<float>(x - x0), fy = static_cast<float>(y - y0);
+            kernel.at<float>(y0, x0) += (1 - fx) * (1 - fy);
+            kernel.at<float>(y0, x0 + 1) += fx * (1 - fy);
+            kernel.at<float>(y0 + 1, x0) += (1 - fx) * fy;
+            kernel.at<float>(y0 + 1, x0 + 1) += fx * fy;
+        }
+        kernel /= cv::sum(kernel)[0];
+        cv::Mat dst;
+        cv::filter2D(image->mat, dst, -1, kernel, cv::Point(-1, -1), 0, cv::BORDER_REPLICATE);
         *out = make_image(std::move(dst));
         return AK_OK;
     });

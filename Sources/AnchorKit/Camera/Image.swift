@@ -82,6 +82,12 @@ public final class Image: @unchecked Sendable {
         try Image.make("resize") { ak_image_resize(handle, Int32(width), Int32(height), $0) }
     }
 
+    /// A copy blurred as by a camera moving by `motion` (pixels, x right, y down) during the
+    /// exposure: each pixel averaged along that segment, centred on it (at most 256 px long).
+    public func motionBlurred(by motion: SIMD2<Double>) throws -> Image {
+        try Image.make("motion blur") { ak_image_motion_blur(handle, motion.x, motion.y, $0) }
+    }
+
     /// A copy of the rectangle at (x, y) of `width` x `height` pixels (clipped to the image).
     public func cropped(x: Int, y: Int, width: Int, height: Int) throws -> Image {
         let x0 = max(0, x), y0 = max(0, y), x1 = min(self.width, x + width), y1 = min(self.height, y + height)

@@ -7,12 +7,20 @@ import Foundation
 ///   distinctive matches get a robust homography (USAC MAGSAC++), which is refined by aligning
 ///   the reference to the frame (ECC, and the tracker's sparse alignment when ECC stops short)
 ///   and verified by that alignment's correlation before an anchor is reported; a detection
-///   with few inliers needs a confident correlation.
+///   with few inliers needs a confident correlation. A reference with a few matches that lie
+///   together gets a closer look: the window around them upsampled, searched and matched again
+///   (small, far targets).
 /// - Tracking: a found target's points are followed by pyramidal Lucas–Kanade flow, the
 ///   homography re-estimated from them and refined every frame by a ``TemplateAligner``
 ///   (sparse, occlusion-robust inverse-compositional alignment); a target whose alignment fails
 ///   is dropped and left to detection. Detection runs every frame while nothing is followed, and
 ///   every `detectionInterval` frames otherwise.
+/// - Motion blur: a target moving fast is aligned from its constant-velocity prediction (the
+///   flow fails on a blurred frame) with the reference blurred as the frame is, along the
+///   target's motion over one exposure; blurs the alignment implies (the speed changed, the
+///   exposure is shorter) are tried too and the best fitting one kept, provided the target's
+///   outline keeps its shape. The exposure's share of the frame interval is learnt from the
+///   blurs that fit.
 /// - Pose: IPPE on the refined corners (then least-squares reprojection), blended over time by
 ///   a ``PlanarPoseTrack``.
 public final class ImageTracker: AnchorTracker {
@@ -38,6 +46,18 @@ public final class ImageTracker: AnchorTracker {
         /// Robust estimator and its threshold, pixels of the image searched for features.
         public var robustMethod = Homography.Method.usacMagsac
         public var ransacThreshold = 4.0
+        /// A second look, at ``closerLookScale`` times the frame's resolution in a window of
+        /// ``closerLookWindow`` pixels around them, is taken for the references (at most
+        /// ``closerLooks`` a pass, those with the most) with at least this many distinctive
+        /// matches but not found: small targets.
+        public var closerLookMatches = 4
+        public var closerLooks = 2
+        public var closerLookWindow = 160
+        public var closerLookScale = 2
+        /// Features searched for in that window.
+        public var closerLookFeatures = 500
+        /// Frames before a reference a closer look did not find is looked at closely again.
+        public var closerLookInterval = 5
         /// A detection's photometric alignment must keep at least this share of the robust
         /// estimate's inliers within 1.5 thresholds: an alignment that slid off the target (a
         /// sheet of paper over it, a plain panel) can still correlate at 0.7-0.9.
@@ -58,7 +78,21 @@ public final class ImageTracker: AnchorTracker {
         public var alignmentSize = 240
         /// Alignment iterations when following (the start is close) and ECC iterations when detecting.
         public var trackingIterations = 5
+        /// Alignment iterations when following a target through modelled motion blur: its
+        /// start, extrapolated at constant velocity, can be tens of pixels off.
+        public var blurredTrackingIterations = 15
         public var detectionIterations = 40
+        /// The share of the frame interval the shutter is open at first, which makes a target's
+        /// motion between frames into motion blur (1: a 1/30 s exposure at 30 frames/s); it is
+        /// then learnt from the blur that fits the frames best.
+        public var exposureShare = 1.0
+        /// Motion blur from which the reference is blurred alike before it is aligned to a
+        /// frame, pixels.
+        public var modelledBlur = 3.0
+        /// The most a target's outline may change beyond a similarity from one frame to the next,
+        /// as a share of its longest side, when followed through modelled blur (see
+        /// `keepsShape`).
+        public var blurredShapeChange = 0.05
         /// Points followed per target.
         public var trackedPoints = 80
         /// Corner noise after alignment, pixels (weights the pose filter).
@@ -79,6 +113,8 @@ public final class ImageTracker: AnchorTracker {
         var homography: Matrix3       // working-copy px -> frame px
         var referencePoints: [SIMD2<Float>]
         var framePoints: [SIMD2<Float>]
+        /// The last frame-to-frame motion (previous frame px -> frame px), once followed.
+        var motion: Matrix3? = nil
     }
 
     public let references: ReferenceImageSet
@@ -87,9 +123,16 @@ public final class ImageTracker: AnchorTracker {
     private var targets: [Target] = []
     private var previousPyramid: FlowPyramid?
     private var lastDetection = Int.min / 2
+    /// The frame of each reference's last closer look that did not find it.
+    private var lastCloserLook: [Int: Int] = [:]
     /// Pose tracks by reference, kept while a target is lost so that a quick re-detection
     /// continues its track.
     private var poses: [Int: PlanarPoseTrack] = [:]
+    /// The share of the frame interval the shutter is open, learnt from the blur that fits best
+    /// (see ``Parameters/exposureShare``).
+    private var exposureShare: Double
+    /// The least exposure share learnt: a target's blur is still modelled when it moves fast.
+    private static let shortestExposureShare = 0.05
     /// Alignment samples by reference, one aligner per pyramid level, made when first followed.
     private var aligners: [Int: [TemplateAligner]] = [:]
 
@@ -97,6 +140,7 @@ public final class ImageTracker: AnchorTracker {
         self.references = references
         self.camera = camera
         self.parameters = parameters
+        exposureShare = parameters.exposureShare
     }
 
     public func observe(_ frame: Frame) throws -> [TargetObservation] {
@@ -142,16 +186,26 @@ public final class ImageTracker: AnchorTracker {
            estimate.inlierCount >= parameters.minimumInliers {
             starts.append(estimate.matrix)
         }
+        // The motion at constant velocity is a start too (the flow fails on a blurred frame), and
+        // sets the motion blur the reference is given to match the frame.
+        let blur = target.motion.map { motionOfCentre(of: target, moving: $0) * exposureShare } ?? .zero
+        if let motion = target.motion { starts.append(motion * target.homography) }
         starts.append(target.homography)
-        var best: (matrix: Matrix3, correlation: Double)?
+        var best: BlurredAlignment?
         for start in starts {
-            guard let aligned = try align(start, reference: target.reference, gray: gray, iterations: parameters.trackingIterations,
-                                          sparse: true),
+            guard let aligned = try align(start, following: target, gray: gray, blur: blur),
                   aligned.correlation >= parameters.minimumCorrelation else { continue }
             if aligned.correlation > best?.correlation ?? -1 { best = aligned }
             if aligned.correlation >= parameters.confidentCorrelation { break }
         }
+        if let best, length(blur) >= parameters.modelledBlur, let back = target.homography.inverse,
+           case let motion = length(motionOfCentre(of: target, moving: best.matrix * back)), motion > parameters.modelledBlur {
+            // The exposure the best fitting blur implies, averaged over the frames.
+            let share = min(1, length(best.blur) / motion)
+            exposureShare = min(1, max(Self.shortestExposureShare, exposureShare + 0.2 * (share - exposureShare)))
+        }
         guard let h = best?.matrix else { return false }
+        target.motion = target.homography.inverse.map { h * $0 }
         target.homography = h
         // Keep the points the flow followed to where the alignment puts them; top up from the
         // reference's keypoints when fewer than half are left.
@@ -160,6 +214,70 @@ public final class ImageTracker: AnchorTracker {
         target.referencePoints = kept
         target.framePoints = kept.map { project(h, $0) }
         return true
+    }
+
+    /// An alignment and the motion blur (frame px) the reference was given for it.
+    private typealias BlurredAlignment = (matrix: Matrix3, correlation: Double, blur: SIMD2<Double>)
+
+    /// Aligns the reference of `target` from `start`, blurred by `blur` (frame px) when that is
+    /// long enough to matter; then tries other blurs from the result and keeps the best fitting
+    /// (correlation) one that keeps the target's shape: those the alignment implies when they
+    /// differ from the one assumed (at a turn of a shake, constant velocity predicts the old
+    /// speed), a longer one (the exposure is learnt, and may grow), half of it and none.
+    private func align(_ start: Matrix3, following target: Target, gray: Image, blur: SIMD2<Double>) throws -> BlurredAlignment? {
+        guard let first = try align(start, reference: target.reference, gray: gray, iterations: iterations(blur), sparse: true,
+                                    blur: blur) else { return nil }
+        var aligned: BlurredAlignment = (first.matrix, first.correlation, blur)
+        guard let back = target.homography.inverse else { return aligned }
+        let moved = motionOfCentre(of: target, moving: first.matrix * back)
+        let implied = moved * exposureShare
+        guard max(length(blur), length(implied)) >= parameters.modelledBlur else { return aligned }
+        var others: [SIMD2<Double>] = []
+        if length(implied - blur) > max(parameters.modelledBlur, 0.25 * length(blur)) {
+            // The motion since the last frame lags the speed at this one by half a frame:
+            // extrapolated with the change since the frame before.
+            others += [implied, implied + (implied - blur) / 2]
+        }
+        if exposureShare < 1 { others.append(moved * min(1, 2 * exposureShare)) }
+        if length(blur) >= parameters.modelledBlur { others += [blur / 2, .zero] }
+        // Blurs too short to be modelled are all no blur: each is tried once, and not again.
+        var tried = [length(blur) >= parameters.modelledBlur ? blur : .zero]
+        for candidate in others {
+            let other = length(candidate) >= parameters.modelledBlur ? candidate : .zero
+            guard !tried.contains(other) else { continue }
+            tried.append(other)
+            if let again = try align(first.matrix, reference: target.reference, gray: gray, iterations: iterations(other),
+                                     sparse: true, blur: other),
+               again.correlation > aligned.correlation, keepsShape(again.matrix, of: target) {
+                aligned = (again.matrix, again.correlation, other)
+            }
+        }
+        return keepsShape(aligned.matrix, of: target) ? aligned : nil
+    }
+
+    /// How far `motion` (previous frame px -> frame px) moves the centre of `target` (frame px).
+    private func motionOfCentre(of target: Target, moving motion: Matrix3) -> SIMD2<Double> {
+        let ref = references.images[target.reference]
+        let centre = Homography.map(target.homography, SIMD2(Double(ref.width - 1), Double(ref.height - 1)) / 2)
+        return Homography.map(motion, centre) - centre
+    }
+
+    /// Whether `h` keeps the target's outline, up to a similarity, within
+    /// ``Parameters/blurredShapeChange`` of its size since the last frame. Along a long blur the
+    /// alignment is loosely held and its perspective terms can drift: one corner 60 px off while
+    /// the others stay within 10; a held poster's outline changes far less from frame to frame.
+    private func keepsShape(_ h: Matrix3, of target: Target) -> Bool {
+        let ref = references.images[target.reference]
+        let before = ref.corners.map { Homography.map(target.homography, $0) }, after = ref.corners.map { Homography.map(h, $0) }
+        let size = zip(before, before.dropFirst() + [before[0]]).map { length($0 - $1) }.max() ?? 0
+        return Similarity2D.fit(from: before, to: after).map { fit in
+            zip(before, after).allSatisfy { length(fit.apply($0) - $1) <= parameters.blurredShapeChange * size }
+        } ?? false
+    }
+
+    /// Alignment iterations when following a target through `blur` (frame px).
+    private func iterations(_ blur: SIMD2<Double>) -> Int {
+        length(blur) >= parameters.modelledBlur ? parameters.blurredTrackingIterations : parameters.trackingIterations
     }
 
     /// Reference keypoints that land inside the frame under `h`, strongest first.
@@ -182,8 +300,8 @@ public final class ImageTracker: AnchorTracker {
     /// Alignment of the reference to the frame at the pyramid level closest to its footprint:
     /// ECC (detection, from a rough start) or the sparse ``TemplateAligner`` (`sparse`, tracking);
     /// the homography is converted to and from that level.
-    private func align(_ h: Matrix3, reference: Int, gray: Image, iterations: Int, sparse: Bool = false) throws
-        -> (matrix: Matrix3, correlation: Double)? {
+    private func align(_ h: Matrix3, reference: Int, gray: Image, iterations: Int, sparse: Bool = false,
+                       blur: SIMD2<Double> = .zero) throws -> (matrix: Matrix3, correlation: Double)? {
         let ref = references.images[reference]
         let corners = ref.corners.map { Homography.map(h, $0) }
         let footprint = zip(corners, corners.dropFirst() + [corners[0]]).map { length($0 - $1) }.max() ?? 0
@@ -199,7 +317,17 @@ public final class ImageTracker: AnchorTracker {
         guard let back = toWorking.inverse else { return nil }
         if sparse {
             if aligners[reference] == nil { aligners[reference] = try pyramid.map { try TemplateAligner(reference: $0) } }
-            guard let result = try aligners[reference]![level].align(h * toWorking, to: gray, iterations: iterations),
+            var aligner = aligners[reference]![level]
+            // A blurred frame is matched by the reference blurred alike: the frame's blur segment,
+            // centred on the target, mapped into the level's pixels.
+            if length(blur) >= parameters.modelledBlur, let toLevel = (h * toWorking).inverse {
+                let centre = Homography.map(h, SIMD2(Double(ref.width - 1), Double(ref.height - 1)) / 2)
+                let along = Homography.map(toLevel, centre + blur / 2) - Homography.map(toLevel, centre - blur / 2)
+                if length(along) >= 1, length(along) <= 128 {
+                    aligner = try TemplateAligner(reference: try pyramid[level].motionBlurred(by: along))
+                }
+            }
+            guard let result = try aligner.align(h * toWorking, to: gray, iterations: iterations),
                   result.coverage >= parameters.minimumCoverage else { return nil }
             return (result.matrix * back, result.correlation)
         }
@@ -223,18 +351,69 @@ public final class ImageTracker: AnchorTracker {
         for (reference, group) in candidates.prefix(3) where targets.count < parameters.maximumTracked {
             let src = group.map { references.images[reference].features.points[$0.train] }
             let dst = group.map { features.points[$0.query] }
-            guard let estimate = try Homography.estimate(from: src, to: dst, method: parameters.robustMethod, threshold: threshold),
-                  estimate.inlierCount >= parameters.minimumInliers, isPlausible(estimate.matrix, reference: reference),
-                  let (h, correlation) = try alignDetection(estimate.matrix, reference: reference, gray: gray),
-                  correlation >= requiredCorrelation(inliers: estimate.inlierCount), isPlausible(h, reference: reference)
-            else { continue }
-            let agreeing = zip(src, dst).filter { length(Homography.map(h, SIMD2<Double>($0)) - SIMD2<Double>($1)) <= 1.5 * threshold }.count
-            guard Double(agreeing) >= parameters.agreeingShare * Double(estimate.inlierCount) else { continue }
-            var target = Target(reference: reference, homography: h, referencePoints: [], framePoints: [])
-            target.referencePoints = seedPoints(reference, h: h)
-            target.framePoints = target.referencePoints.map { project(h, $0) }
-            targets.append(target)
+            if let target = try verifiedTarget(reference, from: src, to: dst, threshold: threshold, gray: gray) {
+                targets.append(target)
+            }
         }
+        // A second look at small targets: a few matches to a reference not found, close together.
+        let found = Set(targets.map(\.reference))
+        let small = byReference.filter {
+            !found.contains($0.key) && $0.value.count >= parameters.closerLookMatches
+                && frame.index - (lastCloserLook[$0.key] ?? Int.min / 2) >= parameters.closerLookInterval
+        }.sorted { ($0.value.count, $1.key) > ($1.value.count, $0.key) }
+        for (reference, group) in small.prefix(parameters.closerLooks) where targets.count < parameters.maximumTracked {
+            if let target = try lookCloser(for: reference, around: group.map { features.points[$0.query] }, gray: gray) {
+                targets.append(target)
+            } else {
+                lastCloserLook[reference] = frame.index
+            }
+        }
+    }
+
+    /// The target `reference` where the matches `src` (reference px) -> `dst` (frame px) put it,
+    /// if a robust homography (`threshold` frame px) has enough inliers, is plausible, and the
+    /// reference aligned from it correlates as its support requires and keeps most inliers.
+    private func verifiedTarget(_ reference: Int, from src: [SIMD2<Float>], to dst: [SIMD2<Float>], threshold: Double,
+                                gray: Image) throws -> Target? {
+        guard let estimate = try Homography.estimate(from: src, to: dst, method: parameters.robustMethod, threshold: threshold),
+              estimate.inlierCount >= parameters.minimumInliers, isPlausible(estimate.matrix, reference: reference),
+              let (h, correlation) = try alignDetection(estimate.matrix, reference: reference, gray: gray),
+              correlation >= requiredCorrelation(inliers: estimate.inlierCount), isPlausible(h, reference: reference)
+        else { return nil }
+        let agreeing = zip(src, dst).filter { length(Homography.map(h, SIMD2<Double>($0)) - SIMD2<Double>($1)) <= 1.5 * threshold }.count
+        guard Double(agreeing) >= parameters.agreeingShare * Double(estimate.inlierCount) else { return nil }
+        var target = Target(reference: reference, homography: h, referencePoints: [], framePoints: [])
+        target.referencePoints = seedPoints(reference, h: h)
+        target.framePoints = target.referencePoints.map { project(h, $0) }
+        return target
+    }
+
+    /// Looks for `reference` again in the frame around the median of `points` (frame px, where
+    /// some of its features matched), in a window of ``Parameters/closerLookWindow`` pixels
+    /// upsampled ``Parameters/closerLookScale`` times: a target 40-90 px wide has too few features
+    /// at the frame's resolution, and more at twice it.
+    private func lookCloser(for reference: Int, around points: [SIMD2<Float>], gray: Image) throws -> Target? {
+        let xs = points.map { Double($0.x) }.sorted(), ys = points.map { Double($0.y) }.sorted()
+        let centre = SIMD2(xs[xs.count / 2], ys[ys.count / 2])
+        let side = min(parameters.closerLookWindow, min(gray.width, gray.height))
+        let x0 = min(max(0, Int(centre.x) - side / 2), gray.width - side), y0 = min(max(0, Int(centre.y) - side / 2), gray.height - side)
+        // Matches spread over the frame are chance ones: a small target's lie together.
+        let inside = points.filter { $0.x >= Float(x0) && $0.y >= Float(y0) && $0.x < Float(x0 + side) && $0.y < Float(y0 + side) }
+        guard inside.count >= parameters.closerLookMatches else { return nil }
+        let factor = parameters.closerLookScale
+        let window = try gray.cropped(x: x0, y: y0, width: side, height: side).resized(width: side * factor, height: side * factor)
+        var p = parameters.frameFeatures
+        p.maximumCount = parameters.closerLookFeatures
+        let features = try FeatureSet(image: window, parameters: p)
+        guard features.count >= parameters.minimumMatches else { return nil }
+        let ref = references.images[reference]
+        let matches = try references.index.match(features).filter { $0.reference == reference && $0.isDistinctive(ratio: parameters.ratio) }
+        guard matches.count >= parameters.minimumMatches else { return nil }
+        // cv::resize maps pixel centres as x_window = (x + 0.5) * factor - 0.5.
+        let f = Float(factor), origin = SIMD2(Float(x0), Float(y0))
+        let dst = matches.map { (features.points[$0.query] + 0.5) / f - 0.5 + origin }
+        let src = matches.map { ref.features.points[$0.train] }
+        return try verifiedTarget(reference, from: src, to: dst, threshold: parameters.ransacThreshold / Double(factor), gray: gray)
     }
 
     /// The frame's features in frame pixels, searched on a copy at most ``Parameters/detectionSize``

@@ -5,7 +5,7 @@ import Foundation
 public enum ImageScenes {
     /// Names of the scenes ``scene(named:frameCount:)`` builds.
     public static let names = ["images-approach", "images-rotation", "images-blur-light", "images-occlusion",
-                               "images-multi", "images-still"]
+                               "images-multi", "images-still", "images-far-approach", "images-shake", "images-table"]
 
     /// Builds the named scene; `frameCount` overrides its default length.
     public static func scene(named name: String, frameCount: Int? = nil, width: Int = 640, height: Int = 480) throws -> SyntheticScene {
@@ -17,6 +17,9 @@ public enum ImageScenes {
         case "images-occlusion": return try occlusion(camera, frameCount ?? 150)
         case "images-multi": return try multi(camera, frameCount ?? 120)
         case "images-still": return try still(camera, frameCount ?? 90)
+        case "images-far-approach": return try farApproach(camera, frameCount ?? 180)
+        case "images-shake": return try shake(camera, frameCount ?? 150)
+        case "images-table": return try table(camera, frameCount ?? 180)
         default: throw ReferenceImageError("unknown scene \"\(name)\" (known: \(names.joined(separator: ", ")))")
         }
     }
@@ -32,9 +35,13 @@ public enum ImageScenes {
 
     /// A poster on a wall (facing +z) at `centre`, `width` metres wide.
     static func poster(_ photo: String, name: String, width: Double, centre: SIMD3<Double>, roll: Double = 0) throws -> ScenePlane {
+        try poster(photo, name: name, width: width, pose: MarkerScenes.standing(at: centre, roll: roll))
+    }
+
+    /// A poster `width` metres wide placed by `pose` (plane to world; the poster faces its +z).
+    static func poster(_ photo: String, name: String, width: Double, pose: Transform) throws -> ScenePlane {
         let texture = try PhotoLibrary.photo(photo)
         let size = SIMD2(width, width * Double(texture.height) / Double(texture.width))
-        let pose = MarkerScenes.standing(at: centre, roll: roll)
         return ScenePlane(texture: texture, size: size, pose: { _ in pose },
                           target: .init(identifier: "image/\(name)", kind: .image, name: name, extent: size))
     }
@@ -121,6 +128,54 @@ public enum ImageScenes {
         path.shakeRotation = 0
         var scene = SyntheticScene(name: "images-still", camera: camera, frameCount: n, planes: [try wall(), target], path: path)
         scene.seed = 56
+        return scene
+    }
+
+    /// Approach from 5 m to 0.6 m toward a 40 cm poster, which starts about 40 px wide at 640x480.
+    static func farApproach(_ camera: CameraIntrinsics, _ n: Int) throws -> SyntheticScene {
+        let target = try poster("aero3.jpg", name: "aero", width: 0.4, centre: SIMD3(0, 1.4, 0))
+        let duration = Double(n) / 30
+        let path = CameraPath(seed: 57, eye: { t in
+            let d = 5.0 - 4.4 * Ease.smooth(t / duration)
+            return SIMD3(0.3 * sin(0.7 * t) * d / 5, 1.5 + 0.05 * sin(1.1 * t), d)
+        }, lookAt: { t in SIMD3(0.03 * sin(0.9 * t), 1.4, 0) })
+        return make("images-far-approach", camera, n, planes: [try wall(), target], path: path, exposure: 1.0 / 60, seed: 57)
+    }
+
+    /// A fast shake (motion blur of 20-35 px at its peaks, 1/30 s shutter) while the light goes
+    /// from x1 to x0.25 and up to x2.8.
+    static func shake(_ camera: CameraIntrinsics, _ n: Int) throws -> SyntheticScene {
+        let target = try poster("leuvenA.jpg", name: "leuven", width: 0.6, centre: SIMD3(0, 1.4, 0))
+        let duration = Double(n) / 30
+        // The view turns by up to 0.09 rad at 3 Hz (peak rate 1.7 rad/s, about 30 px in 1/30 s
+        // at f = 525 px), with slower drift on the other axis.
+        let path = CameraPath(seed: 58, eye: { t in SIMD3(0.15 * sin(0.9 * t), 1.45, 1.0) }, lookAt: { t in
+            SIMD3(0.15 * sin(0.9 * t) + 0.09 * sin(2 * .pi * 3 * t), 1.4 + 0.04 * sin(2 * .pi * 1.3 * t), 0)
+        })
+        var scene = make("images-shake", camera, n, planes: [try wall(), target], path: path, exposure: 1.0 / 30, seed: 58)
+        scene.instantsPerExposure = 15
+        scene.lighting = { t in
+            let u = t / duration
+            return u < 0.5 ? pow(0.25, u / 0.5) : 0.25 * pow(2.8 / 0.25, (u - 0.5) / 0.5)
+        }
+        scene.sensor.readNoise = 3
+        return scene
+    }
+
+    /// Two small posters lying on a table, seen obliquely, and one on the wall behind, passed by
+    /// a walking camera, with 50 distractor references in the set.
+    static func table(_ camera: CameraIntrinsics, _ n: Int) throws -> SyntheticScene {
+        let top = ScenePlane(texture: try PhotoLibrary.photo("building.jpg"), size: SIMD2(1.4, 0.8),
+                             pose: { _ in MarkerScenes.lying(at: SIMD3(0, 0.75, 0.6)) })
+        let planes = [try wall(), top,
+                      try poster("home.jpg", name: "home", width: 0.5, centre: SIMD3(0.2, 1.5, 0)),
+                      try poster("graf3.png", name: "graf", width: 0.2, pose: MarkerScenes.lying(at: SIMD3(-0.35, 0.751, 0.6), yaw: 0.4)),
+                      try poster("box.png", name: "box", width: 0.18, pose: MarkerScenes.lying(at: SIMD3(0.3, 0.751, 0.7), yaw: -0.3))]
+        let duration = Double(n) / 30
+        let path = CameraPath(seed: 59, eye: { t in SIMD3(-0.6 + 1.2 * t / duration, 1.45 + 0.03 * sin(1.7 * t), 1.9) },
+                              lookAt: { t in SIMD3(-0.3 + 0.6 * t / duration, 0.9, 0.4) })
+        var scene = make("images-table", camera, n, planes: planes, path: path, exposure: 1.0 / 60, seed: 59)
+        scene.distractors = try distractors(count: 50)
         return scene
     }
 
