@@ -86,6 +86,9 @@ public final class ImageTracker: AnchorTracker {
         /// motion between frames into motion blur (1: a 1/30 s exposure at 30 frames/s); it is
         /// then learnt from the blur that fits the frames best.
         public var exposureShare = 1.0
+        /// Every this many frames longer and shorter blurs are tried too, to learn the exposure:
+        /// each try is an alignment.
+        public var exposureSearchInterval = 4
         /// Motion blur from which the reference is blurred alike before it is aligned to a
         /// frame, pixels.
         public var modelledBlur = 3.0
@@ -154,7 +157,7 @@ public final class ImageTracker: AnchorTracker {
         // Follow what we have.
         var kept: [Target] = []
         for var target in targets {
-            if let previous = previousPyramid, try follow(&target, from: previous, to: pyramid, gray: gray) {
+            if let previous = previousPyramid, try follow(&target, from: previous, to: pyramid, gray: gray, frame: frame.index) {
                 kept.append(target)
             }
         }
@@ -172,7 +175,8 @@ public final class ImageTracker: AnchorTracker {
 
     // MARK: Tracking
 
-    private func follow(_ target: inout Target, from previous: FlowPyramid, to next: FlowPyramid, gray: Image) throws -> Bool {
+    private func follow(_ target: inout Target, from previous: FlowPyramid, to next: FlowPyramid, gray: Image,
+                        frame: Int) throws -> Bool {
         let moved = try previous.track(target.framePoints, into: next)
         var src: [SIMD2<Float>] = [], dst: [SIMD2<Float>] = []
         for (i, p) in moved.enumerated() {
@@ -193,7 +197,8 @@ public final class ImageTracker: AnchorTracker {
         starts.append(target.homography)
         var best: BlurredAlignment?
         for start in starts {
-            guard let aligned = try align(start, following: target, gray: gray, blur: blur),
+            let explores = frame % parameters.exposureSearchInterval == 0
+            guard let aligned = try align(start, following: target, gray: gray, blur: blur, exploring: explores),
                   aligned.correlation >= parameters.minimumCorrelation else { continue }
             if aligned.correlation > best?.correlation ?? -1 { best = aligned }
             if aligned.correlation >= parameters.confidentCorrelation { break }
@@ -223,8 +228,10 @@ public final class ImageTracker: AnchorTracker {
     /// long enough to matter; then tries other blurs from the result and keeps the best fitting
     /// (correlation) one that keeps the target's shape: those the alignment implies when they
     /// differ from the one assumed (at a turn of a shake, constant velocity predicts the old
-    /// speed), a longer one (the exposure is learnt, and may grow), half of it and none.
-    private func align(_ start: Matrix3, following target: Target, gray: Image, blur: SIMD2<Double>) throws -> BlurredAlignment? {
+    /// speed); and, when `exploring`, a longer one (the exposure is learnt, and may grow), half
+    /// of it and none.
+    private func align(_ start: Matrix3, following target: Target, gray: Image, blur: SIMD2<Double>,
+                       exploring: Bool) throws -> BlurredAlignment? {
         guard let first = try align(start, reference: target.reference, gray: gray, iterations: iterations(blur), sparse: true,
                                     blur: blur) else { return nil }
         var aligned: BlurredAlignment = (first.matrix, first.correlation, blur)
@@ -238,8 +245,10 @@ public final class ImageTracker: AnchorTracker {
             // extrapolated with the change since the frame before.
             others += [implied, implied + (implied - blur) / 2]
         }
-        if exposureShare < 1 { others.append(moved * min(1, 2 * exposureShare)) }
-        if length(blur) >= parameters.modelledBlur { others += [blur / 2, .zero] }
+        if exploring {
+            if exposureShare < 1 { others.append(moved * min(1, 2 * exposureShare)) }
+            if length(blur) >= parameters.modelledBlur { others += [blur / 2, .zero] }
+        }
         // Blurs too short to be modelled are all no blur: each is tried once, and not again.
         var tried = [length(blur) >= parameters.modelledBlur ? blur : .zero]
         for candidate in others {
