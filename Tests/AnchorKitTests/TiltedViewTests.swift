@@ -45,9 +45,9 @@ struct TiltedViewTests {
         #expect(error < 5)
     }
 
-    /// The committed room walk's three posters, 70-160 px wide: found within 5 px in more than half
-    /// of the frames where they are expected (18 % before the small copies' features on a border),
-    /// 0 false positives.
+    /// The committed room walk's three posters, 70-160 px wide: found within 5 px in two thirds of
+    /// the frames where they are expected (18 % before the small copies' features on a border,
+    /// 58 % before the frame's features reached its edges), 0 false positives.
     @Test func roomWalkPosters() throws {
         let sequence = try RecordedSequence(folder: Paths.dataset("room-walk"))
         let truth = try #require(try sequence.groundTruth())
@@ -61,6 +61,6 @@ struct TiltedViewTests {
         let score = Scorer(camera: sequence.description.camera).score(reported: images(updates), truth: images(truth))
         let success = try #require(score.successRate(at: 5))
         print("room-walk posters: success@5 \(success), false positives \(score.falsePositives)")
-        #expect(success >= 0.55 && score.falsePositives == 0)
+        #expect(success >= 0.65 && score.falsePositives == 0)
     }
 }

@@ -99,6 +99,39 @@ public final class FeatureSet: @unchecked Sendable {
         return Array(UnsafeBufferPointer(start: base, count: count * 32))
     }
 
+    /// ORB's features of `image` (gray) up to its edges, where ORB describes nothing within
+    /// 31 px: found on a copy drawn on a border of its mean gray wide enough for the descriptors
+    /// (32 px), only where `image` is (and `mask`, when given, is not 0); keypoints in `image`'s
+    /// pixels. A reference's small copy is mostly edge; a poster at the frame's edge is too.
+    public convenience init(reachingTheEdgesOf image: Image, mask: Image? = nil, parameters: Parameters = Parameters()) throws {
+        let pad = 32, w = image.width + 2 * pad, h = image.height + 2 * pad
+        var pixels = [UInt8](repeating: 0, count: w * h), inside = [UInt8](repeating: 0, count: w * h)
+        image.withPixels { base, stride in
+            var sum = 0
+            for y in 0..<image.height { for x in 0..<image.width { sum += Int(base[y * stride + x]) } }
+            let mean = UInt8(sum / (image.width * image.height))
+            for i in pixels.indices { pixels[i] = mean }
+            for y in 0..<image.height {
+                for x in 0..<image.width {
+                    pixels[(y + pad) * w + x + pad] = base[y * stride + x]
+                    inside[(y + pad) * w + x + pad] = 255
+                }
+            }
+        }
+        mask?.withPixels { base, stride in
+            for y in 0..<image.height { for x in 0..<image.width where base[y * stride + x] == 0 { inside[(y + pad) * w + x + pad] = 0 } }
+        }
+        let set = try FeatureSet(image: try Image.fromPixels(pixels, width: w, height: h, channels: 1),
+                                 mask: try Image.fromPixels(inside, width: w, height: h, channels: 1), parameters: parameters)
+        let keypoints = set.keypoints.map { k -> ak_keypoint in
+            var k = k
+            k.x -= Float(pad)
+            k.y -= Float(pad)
+            return k
+        }
+        try self.init(keypoints: keypoints, descriptors: set.descriptors)
+    }
+
     /// Brute-force two-nearest-neighbour matching of these features against `train`.
     public func match(against train: FeatureSet) throws -> [FeatureMatch] {
         try FeatureMatch.collect(capacity: count) { ak_features_match(handle, train.handle, &$0, $1, &$2) }

@@ -439,7 +439,7 @@ public final class ImageTracker: AnchorTracker {
         }
         var p = parameters.frameFeatures
         p.maximumCount = max(p.maximumCount, Int((Double(p.maximumCount) * Double(searched.width * searched.height) / (640 * 480)).rounded()))
-        let features = try FeatureSet(image: searched, mask: searchedMask, parameters: p)
+        let features = try FeatureSet(reachingTheEdgesOf: searched, mask: searchedMask, parameters: p)
         guard searched.width != gray.width else { return (features, 1) }
         let scale = SIMD2(Double(gray.width) / Double(searched.width), Double(gray.height) / Double(searched.height))
         return (try FeatureSet.merging([(features, scale)]), scale.x)

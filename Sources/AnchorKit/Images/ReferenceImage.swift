@@ -83,7 +83,7 @@ public final class ReferenceImage: @unchecked Sendable {
         for level in levels.dropFirst().prefix(Self.paddedLevels) {
             var p = parameters
             p.maximumCount = Self.paddedLevelFeatures
-            sets.append((try Self.featuresOnBorder(of: level, parameters: p), scale(of: level)))
+            sets.append((try FeatureSet(reachingTheEdgesOf: level, parameters: p), scale(of: level)))
         }
         // The picture as seen from 60-70 degrees off its normal (ASIFT's affine simulation): ORB's
         // descriptors stop matching a view squeezed by more than ~1.5 across.
@@ -108,37 +108,10 @@ public final class ReferenceImage: @unchecked Sendable {
     /// Benchmarks/README.md, Oxford).
     static let simulatedViews: [(tilt: Double, rotations: Int, share: Double)] = [(2, 5, 0.4), (2 * 2.squareRoot(), 6, 0.3)]
 
-    /// The halved copies whose features are also taken on a border (see ``featuresOnBorder(of:parameters:)``),
+    /// The halved copies whose features are also taken up to their edges (see
+    /// ``FeatureSet/init(reachingTheEdgesOf:mask:parameters:)``),
     /// and the features each keeps.
     static let paddedLevels = 3, paddedLevelFeatures = 300
-
-    /// ORB's features of `level` drawn on a border of its mean gray wide enough for ORB's
-    /// descriptors (32 px), only where `level` is; keypoints in `level`'s pixels.
-    static func featuresOnBorder(of level: Image, parameters: FeatureSet.Parameters) throws -> FeatureSet {
-        let pad = 32, w = level.width + 2 * pad, h = level.height + 2 * pad
-        var pixels = [UInt8](repeating: 0, count: w * h), inside = [UInt8](repeating: 0, count: w * h)
-        level.withPixels { base, stride in
-            var sum = 0
-            for y in 0..<level.height { for x in 0..<level.width { sum += Int(base[y * stride + x]) } }
-            let mean = UInt8(sum / (level.width * level.height))
-            for i in pixels.indices { pixels[i] = mean }
-            for y in 0..<level.height {
-                for x in 0..<level.width {
-                    pixels[(y + pad) * w + x + pad] = base[y * stride + x]
-                    inside[(y + pad) * w + x + pad] = 255
-                }
-            }
-        }
-        let set = try FeatureSet(image: try Image.fromPixels(pixels, width: w, height: h, channels: 1),
-                                 mask: try Image.fromPixels(inside, width: w, height: h, channels: 1), parameters: parameters)
-        let keypoints = set.keypoints.map { k -> ak_keypoint in
-            var k = k
-            k.x -= Float(pad)
-            k.y -= Float(pad)
-            return k
-        }
-        return try FeatureSet(keypoints: keypoints, descriptors: set.descriptors)
-    }
 
     /// A reference whose features were computed before (a ``ReferenceDatabase``): the working
     /// copy is read from `sourcePath` and resized to `width` x `height` on first use.
