@@ -8,6 +8,13 @@ import Testing
 struct ImageAnchorTests {
     static let sequences = ["images-approach", "images-occlusion", "images-still"]
 
+    /// The naive per-frame mode: detection in every frame, nothing followed.
+    static var naive: ImageTracker.Parameters {
+        var p = ImageTracker.Parameters()
+        p.detectEveryFrame = true
+        return p
+    }
+
     /// Tracks a committed sequence through the library and scores it.
     static func score(_ name: String, mode: ImageTracker.Parameters = ImageTracker.Parameters()) throws -> Score {
         let sequence = try RecordedSequence(folder: Paths.dataset(name))
@@ -39,9 +46,7 @@ struct ImageAnchorTests {
     /// and rises to 2.8 times: the reference is blurred like the frame before it is aligned, so
     /// the target is followed through the blur; detecting afresh in every frame loses it there.
     @Test func followedThroughMotionBlurAndLight() throws {
-        var naive = ImageTracker.Parameters()
-        naive.detectEveryFrame = true
-        let ours = try Self.score("images-shake"), baseline = try Self.score("images-shake", mode: naive)
+        let ours = try Self.score("images-shake"), baseline = try Self.score("images-shake", mode: Self.naive)
         print("images-shake: success@5 \(ours.successRate(at: 5) ?? 0) (detect-every-frame \(baseline.successRate(at: 5) ?? 0)), "
               + "false positives \(ours.falsePositives), rotation median \(ours.rotationErrorDegrees?.median ?? .nan)°")
         #expect((ours.successRate(at: 5) ?? 0) >= 0.9)
@@ -53,9 +58,7 @@ struct ImageAnchorTests {
     /// A 40 cm poster approached from 5 m (40 px wide at first, at 640x480): a closer look at
     /// twice the resolution where a few matches to it cluster finds it from the first frames.
     @Test func smallTargetFoundFromAfar() throws {
-        var naive = ImageTracker.Parameters()
-        naive.detectEveryFrame = true
-        let ours = try Self.score("images-far-approach"), baseline = try Self.score("images-far-approach", mode: naive)
+        let ours = try Self.score("images-far-approach"), baseline = try Self.score("images-far-approach", mode: Self.naive)
         print("images-far-approach: success@5 \(ours.successRate(at: 5) ?? 0) (detect-every-frame \(baseline.successRate(at: 5) ?? 0)), "
               + "false positives \(ours.falsePositives)")
         #expect((ours.successRate(at: 5) ?? 0) >= 0.95)
@@ -66,8 +69,7 @@ struct ImageAnchorTests {
     /// On a still camera, following (with alignment and the pose filter) jitters far less than
     /// detecting afresh in every frame.
     @Test func stillCameraJitter() throws {
-        var naive = ImageTracker.Parameters()
-        naive.detectEveryFrame = true
+        var naive = Self.naive
         naive.filter = nil
         let ours = try #require(try Self.score("images-still").jitterRMS)
         let baseline = try #require(try Self.score("images-still", mode: naive).jitterRMS)

@@ -16,6 +16,11 @@ public enum ConvexPolygon {
     /// The absolute area.
     public static func area(_ p: [SIMD2<Double>]) -> Double { abs(signedArea(p)) }
 
+    /// The lengths of the sides of polygon `p`, the closing one last (units of `p`).
+    public static func sideLengths(_ p: [SIMD2<Double>]) -> [Double] {
+        zip(p, p.dropFirst() + p.prefix(1)).map { length($0 - $1) }
+    }
+
     /// The part of `subject` inside the convex `clip` polygon (Sutherland–Hodgman).
     public static func clip(_ subject: [SIMD2<Double>], by clip: [SIMD2<Double>]) -> [SIMD2<Double>] {
         guard clip.count >= 3 else { return [] }

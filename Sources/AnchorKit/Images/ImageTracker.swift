@@ -196,8 +196,8 @@ public final class ImageTracker: AnchorTracker {
         if let motion = target.motion { starts.append(motion * target.homography) }
         starts.append(target.homography)
         var best: BlurredAlignment?
+        let explores = frame % parameters.exposureSearchInterval == 0
         for start in starts {
-            let explores = frame % parameters.exposureSearchInterval == 0
             guard let aligned = try align(start, following: target, gray: gray, blur: blur, exploring: explores),
                   aligned.correlation >= parameters.minimumCorrelation else { continue }
             if aligned.correlation > best?.correlation ?? -1 { best = aligned }
@@ -266,9 +266,14 @@ public final class ImageTracker: AnchorTracker {
 
     /// How far `motion` (previous frame px -> frame px) moves the centre of `target` (frame px).
     private func motionOfCentre(of target: Target, moving motion: Matrix3) -> SIMD2<Double> {
-        let ref = references.images[target.reference]
-        let centre = Homography.map(target.homography, SIMD2(Double(ref.width - 1), Double(ref.height - 1)) / 2)
+        let centre = centre(of: target.reference, under: target.homography)
         return Homography.map(motion, centre) - centre
+    }
+
+    /// Where `h` (working-copy px -> frame px) puts the centre of `reference` (frame px).
+    private func centre(of reference: Int, under h: Matrix3) -> SIMD2<Double> {
+        let ref = references.images[reference]
+        return Homography.map(h, SIMD2(Double(ref.width - 1), Double(ref.height - 1)) / 2)
     }
 
     /// Whether `h` keeps the target's outline, up to a similarity, within
@@ -278,7 +283,7 @@ public final class ImageTracker: AnchorTracker {
     private func keepsShape(_ h: Matrix3, of target: Target) -> Bool {
         let ref = references.images[target.reference]
         let before = ref.corners.map { Homography.map(target.homography, $0) }, after = ref.corners.map { Homography.map(h, $0) }
-        let size = zip(before, before.dropFirst() + [before[0]]).map { length($0 - $1) }.max() ?? 0
+        let size = ConvexPolygon.sideLengths(before).max() ?? 0
         return Similarity2D.fit(from: before, to: after).map { fit in
             zip(before, after).allSatisfy { length(fit.apply($0) - $1) <= parameters.blurredShapeChange * size }
         } ?? false
@@ -313,7 +318,7 @@ public final class ImageTracker: AnchorTracker {
                        blur: SIMD2<Double> = .zero) throws -> (matrix: Matrix3, correlation: Double)? {
         let ref = references.images[reference]
         let corners = ref.corners.map { Homography.map(h, $0) }
-        let footprint = zip(corners, corners.dropFirst() + [corners[0]]).map { length($0 - $1) }.max() ?? 0
+        let footprint = ConvexPolygon.sideLengths(corners).max() ?? 0
         let wanted = min(footprint, Double(parameters.alignmentSize))
         let pyramid = try ref.pyramid
         var level = 0
@@ -330,7 +335,7 @@ public final class ImageTracker: AnchorTracker {
             // A blurred frame is matched by the reference blurred alike: the frame's blur segment,
             // centred on the target, mapped into the level's pixels.
             if length(blur) >= parameters.modelledBlur, let toLevel = (h * toWorking).inverse {
-                let centre = Homography.map(h, SIMD2(Double(ref.width - 1), Double(ref.height - 1)) / 2)
+                let centre = centre(of: reference, under: h)
                 let along = Homography.map(toLevel, centre + blur / 2) - Homography.map(toLevel, centre - blur / 2)
                 if length(along) >= 1, length(along) <= 128 {
                     aligner = try TemplateAligner(reference: try pyramid[level].motionBlurred(by: along))
@@ -488,7 +493,7 @@ public final class ImageTracker: AnchorTracker {
         guard ConvexPolygon.isConvex(quad) else { return false }
         let area = ConvexPolygon.area(quad)
         guard area >= 400, area <= 16 * Double(camera.width * camera.height) else { return false }
-        let sides = zip(quad, quad.dropFirst() + [quad[0]]).map { length($0 - $1) }
+        let sides = ConvexPolygon.sideLengths(quad)
         return sides.min()! * 8 >= sides.max()!
     }
 
