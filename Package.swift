@@ -4,7 +4,16 @@ import PackageDescription
 let package = Package(
     name: "AnchorKit",
     products: [
+        // What an engine imports: sessions, anchors, markers, images, world, planes, raycasts.
         .library(name: "AnchorKit", targets: ["AnchorKit"]),
+        // Frame sources and writers (video, image folders, photos) and the FORMATS.md files.
+        .library(name: "AnchorKitMedia", targets: ["AnchorKitMedia"]),
+        // A software rasteriser and the overlays composited on anchors.
+        .library(name: "AnchorKitRendering", targets: ["AnchorKitRendering"]),
+        // Rendered test sequences with ground truth.
+        .library(name: "AnchorKitSynthesis", targets: ["AnchorKitSynthesis"]),
+        // Scorers of anchor, trajectory and plane streams against ground truth.
+        .library(name: "AnchorKitEvaluation", targets: ["AnchorKitEvaluation"]),
         .executable(name: "anchorkit", targets: ["anchorkit"]),
     ],
     dependencies: [
@@ -31,13 +40,25 @@ let package = Package(
         .target(
             name: "AnchorKitCV", dependencies: ["COpenCV", "CEigen", "CJPEG", "CZlib", "CAprilTag"], path: "CShims/AnchorKitCV"),
         .target(name: "AnchorKit", dependencies: ["AnchorKitCV"], path: "Sources/AnchorKit"),
+        .target(name: "AnchorKitMedia", dependencies: ["AnchorKit", "AnchorKitCV"], path: "Sources/AnchorKitMedia"),
+        .target(name: "AnchorKitRendering", dependencies: ["AnchorKit", "AnchorKitCV"], path: "Sources/AnchorKitRendering"),
+        .target(
+            name: "AnchorKitSynthesis", dependencies: ["AnchorKit", "AnchorKitCV", "AnchorKitMedia", "AnchorKitRendering"],
+            path: "Sources/AnchorKitSynthesis"),
+        .target(
+            name: "AnchorKitEvaluation", dependencies: ["AnchorKit", "AnchorKitMedia", "AnchorKitRendering"],
+            path: "Sources/AnchorKitEvaluation"),
         // AnchorKitCV directly too: `bench marker-photos` calls libapriltag's raw detections as a peer.
         .executableTarget(
             name: "anchorkit",
-            dependencies: ["AnchorKit", "AnchorKitCV", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            dependencies: [
+                "AnchorKit", "AnchorKitCV", "AnchorKitMedia", "AnchorKitRendering", "AnchorKitSynthesis", "AnchorKitEvaluation",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
             path: "Sources/anchorkit"),
         .testTarget(
-            name: "AnchorKitTests", dependencies: ["AnchorKit", "anchorkit"], path: "Tests/AnchorKitTests",
+            name: "AnchorKitTests",
+            dependencies: ["AnchorKit", "AnchorKitMedia", "AnchorKitRendering", "AnchorKitSynthesis", "AnchorKitEvaluation", "anchorkit"], path: "Tests/AnchorKitTests",
             exclude: ["Fixtures"]),
     ],
     cxxLanguageStandard: .cxx17

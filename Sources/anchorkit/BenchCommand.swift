@@ -1,6 +1,8 @@
 import AnchorKit
 import ArgumentParser
 import Foundation
+import AnchorKitEvaluation
+import AnchorKitMedia
 
 struct BenchCommand: ParsableCommand {
     static let configuration = CommandConfiguration(

@@ -1,5 +1,6 @@
 import AnchorKit
 import Foundation
+import AnchorKitMedia
 
 /// What `track` reads: a sequence folder (with sequence.json), a video file, or a printf
 /// pattern of frame files, and the intrinsics and targets that go with it.

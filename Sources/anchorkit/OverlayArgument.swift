@@ -1,6 +1,7 @@
 import AnchorKit
 import ArgumentParser
 import Foundation
+import AnchorKitRendering
 
 /// Parses `render`'s overlay arguments: `NAME=CONTENT[:OPTION=VALUE...]` for `--overlay` and
 /// `FRAME@X,Y=CONTENT[:OPTION=VALUE...]` for `--tap`.

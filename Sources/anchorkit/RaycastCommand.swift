@@ -1,6 +1,7 @@
 import AnchorKit
 import ArgumentParser
 import Foundation
+import AnchorKitMedia
 
 /// `anchorkit raycast`: where a tap at a pixel of a frame lands, after world tracking and plane
 /// detection have run up to that frame; checked against the ground truth when there is one.

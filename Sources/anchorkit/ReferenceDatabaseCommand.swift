@@ -1,6 +1,7 @@
 import AnchorKit
 import ArgumentParser
 import Foundation
+import AnchorKitMedia
 
 /// `anchorkit reference-db`: computes the features of a reference-image set once and saves them,
 /// so that `track --references` starts without extracting them again.

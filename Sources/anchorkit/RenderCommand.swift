@@ -1,6 +1,8 @@
 import AnchorKit
 import ArgumentParser
 import Foundation
+import AnchorKitMedia
+import AnchorKitRendering
 
 struct RenderCommand: ParsableCommand {
     static let configuration = CommandConfiguration(

@@ -1,6 +1,8 @@
 import AnchorKit
 import ArgumentParser
 import Foundation
+import AnchorKitEvaluation
+import AnchorKitMedia
 
 struct ScoreCommand: ParsableCommand {
     static let configuration = CommandConfiguration(

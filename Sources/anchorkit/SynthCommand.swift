@@ -1,6 +1,7 @@
 import AnchorKit
 import ArgumentParser
 import Foundation
+import AnchorKitSynthesis
 
 struct SynthCommand: ParsableCommand {
     static let configuration = CommandConfiguration(

@@ -1,6 +1,7 @@
 import AnchorKit
 import ArgumentParser
 import Foundation
+import AnchorKitMedia
 
 struct TrackCommand: ParsableCommand {
     static let configuration = CommandConfiguration(

@@ -1,6 +1,7 @@
 import AnchorKit
 import ArgumentParser
 import Foundation
+import AnchorKitMedia
 
 /// What `track` and `render` share: the intrinsics, the targets and how they are tracked.
 struct TrackingOptions: ParsableArguments {

@@ -1,6 +1,8 @@
 import Foundation
 import Testing
 @testable import AnchorKit
+@testable import AnchorKitEvaluation
+@testable import AnchorKitSynthesis
 
 /// Several physical markers printing one id: the scorer matches them instance to instance and
 /// counts identity switches. Hand-made anchors: this is evaluation code, not the vision core.

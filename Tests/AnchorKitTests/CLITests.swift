@@ -1,6 +1,8 @@
 import Foundation
 import Testing
 @testable import AnchorKit
+@testable import AnchorKitEvaluation
+@testable import AnchorKitMedia
 
 /// The `anchorkit` command line: tracking and scoring the committed sequences, and one-line
 /// errors (with no output left behind) for bad input.

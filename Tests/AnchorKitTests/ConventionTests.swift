@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import AnchorKit
+@testable import AnchorKitSynthesis
 
 /// Transforms, the OpenCV <-> ARKit conventions, rotations and the pinhole camera
 /// (../shared/FORMATS.md, "Conventions").

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import AnchorKit
+@testable import AnchorKitMedia
 
 /// Replays deterministic mutants of the committed input files through their readers: each must
 /// either load or throw an ``InputError`` whose one line names the file — never trap, hang or

@@ -1,6 +1,9 @@
 import Foundation
 import Testing
 @testable import AnchorKit
+@testable import AnchorKitEvaluation
+@testable import AnchorKitMedia
+@testable import AnchorKitSynthesis
 
 /// Reference-image anchors on the committed image sequences (rendered posters with exact
 /// ground truth), and the reference-image bad-input cases.

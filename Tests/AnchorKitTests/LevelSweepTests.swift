@@ -1,6 +1,8 @@
 import Foundation
 import Testing
 @testable import AnchorKit
+@testable import AnchorKitRendering
+@testable import AnchorKitSynthesis
 
 /// The level sweep on two rendered views of a known scene: a faintly textured floor 1.5 m below
 /// the camera, a table top 0.75 m below it and a wall behind. The sweep's homographies (world and

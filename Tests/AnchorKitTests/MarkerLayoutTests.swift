@@ -1,5 +1,8 @@
 import Testing
 @testable import AnchorKit
+@testable import AnchorKitEvaluation
+@testable import AnchorKitMedia
+@testable import AnchorKitSynthesis
 
 /// Markers reported through the layout they form (``MarkerLayout``), on rendered sequences:
 /// better poses where markers keep their places, and a marker that moves reported on its own.

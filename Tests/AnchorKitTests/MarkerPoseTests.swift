@@ -1,6 +1,10 @@
 import Foundation
 import Testing
 @testable import AnchorKit
+@testable import AnchorKitEvaluation
+@testable import AnchorKitMedia
+@testable import AnchorKitRendering
+@testable import AnchorKitSynthesis
 
 /// Marker poses against exact truth: single rendered markers, and the committed datasets scored
 /// with the metrics of FORMATS.md.

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import AnchorKit
+@testable import AnchorKitRendering
 
 /// The template refinement (template_align.cpp behind `MarkerDetector.refineTemplate` and the
 /// `.template` corner refinement) on DICT_6X6_250 markers drawn by `MarkerDictionary.image` and

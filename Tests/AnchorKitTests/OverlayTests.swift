@@ -1,6 +1,9 @@
 import Foundation
 import Testing
 @testable import AnchorKit
+@testable import AnchorKitEvaluation
+@testable import AnchorKitMedia
+@testable import AnchorKitRendering
 
 /// Overlays: camera matrices for engines (orientations, viewports), overlay geometry, compositing
 /// (known cases, and measured corners on the committed sequences), and `anchorkit render`.

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import AnchorKit
+@testable import AnchorKitSynthesis
 
 /// Plane growth on two rendered views of a textured wall standing on a textured floor: a small
 /// patch of the wall grows over the wall's blocks, beyond the blocks next to it but never onto

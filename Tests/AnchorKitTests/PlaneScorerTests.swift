@@ -1,6 +1,8 @@
 import Foundation
 import Testing
 @testable import AnchorKit
+@testable import AnchorKitEvaluation
+@testable import AnchorKitMedia
 
 /// Plane metrics on the committed room walk's ground truth (its planes: floor, walls, table,
 /// bench, ...). Debug builds are slow, so the walk is cut to every 4th frame.

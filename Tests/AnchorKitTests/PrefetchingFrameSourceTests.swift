@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import AnchorKit
+@testable import AnchorKitMedia
 
 /// Decoding ahead on background threads must not change what a reader sees: the same frames in
 /// the same order, the end, and errors at the frame they belong to.

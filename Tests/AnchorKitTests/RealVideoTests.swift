@@ -1,6 +1,8 @@
 import Foundation
 import Testing
 @testable import AnchorKit
+@testable import AnchorKitEvaluation
+@testable import AnchorKitMedia
 
 /// Real phone footage (../shared/datasets/real-sign-video: a 1280x720 handheld video of an outdoor
 /// sign, the reference cut from its frame 0, corners measured every 5th frame to 1-2 px).

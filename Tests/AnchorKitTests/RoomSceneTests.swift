@@ -1,6 +1,9 @@
 import Foundation
 import Testing
 @testable import AnchorKit
+@testable import AnchorKitMedia
+@testable import AnchorKitRendering
+@testable import AnchorKitSynthesis
 
 /// The room scenes: planes that extend behind the camera (near-plane clipping in the renderer),
 /// the painter's order of furniture, and the committed room-walk sequence's ground truth checked

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import AnchorKit
+@testable import AnchorKitMedia
 
 /// Recorded sequences (sequence.json), gravity files and anchor streams (FORMATS.md).
 @Suite("Sequences and streams")

@@ -1,6 +1,8 @@
 import Foundation
 import Testing
 @testable import AnchorKit
+@testable import AnchorKitEvaluation
+@testable import AnchorKitMedia
 
 /// Markers where people film them (issue 22), through the built `anchorkit` and the library on
 /// real and rendered data: single photos report everything at once, markers printing one id are

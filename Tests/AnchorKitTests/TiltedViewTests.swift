@@ -1,6 +1,8 @@
 import Foundation
 import Testing
 @testable import AnchorKit
+@testable import AnchorKitEvaluation
+@testable import AnchorKitMedia
 
 /// References seen from steep angles and from afar: features of ASIFT-simulated tilted views of the picture
 /// (`FeatureSet(tiltedViewsOf:)`, features.cpp), on the real Oxford graffiti pair whose views are

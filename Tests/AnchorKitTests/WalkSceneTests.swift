@@ -1,6 +1,9 @@
 import Foundation
 import Testing
 @testable import AnchorKit
+@testable import AnchorKitEvaluation
+@testable import AnchorKitMedia
+@testable import AnchorKitSynthesis
 
 /// The handheld walk scenes: several markers printing one id, far, small, oblique and blurred,
 /// as their documentation promises (measured from the ground truth's corners).

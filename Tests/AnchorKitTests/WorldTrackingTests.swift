@@ -2,6 +2,10 @@ import Foundation
 import Testing
 
 @testable import AnchorKit
+@testable import AnchorKitEvaluation
+@testable import AnchorKitMedia
+@testable import AnchorKitRendering
+@testable import AnchorKitSynthesis
 
 /// World tracking's conventions and plumbing, each on a known case: trajectory alignment,
 /// gravity alignment, pose files, and a session fed with recorded poses.

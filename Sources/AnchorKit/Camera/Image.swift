@@ -5,7 +5,7 @@ import AnchorKitCV
 ///
 /// Immutable once made, so it can be shared between threads.
 public final class Image: @unchecked Sendable {
-    let handle: OpaquePointer
+    package let handle: OpaquePointer
 
     /// Width in pixels.
     public let width: Int
@@ -15,7 +15,7 @@ public final class Image: @unchecked Sendable {
     public let channels: Int
 
     /// Takes ownership of a shim image handle.
-    init(taking handle: OpaquePointer) {
+    package init(taking handle: OpaquePointer) {
         self.handle = handle
         var w: Int32 = 0, h: Int32 = 0, c: Int32 = 0
         ak_image_info(handle, &w, &h, &c)
@@ -25,7 +25,7 @@ public final class Image: @unchecked Sendable {
     deinit { ak_image_free(handle) }
 
     /// Runs a shim call that produces an image, and wraps its result.
-    static func make(_ context: @autoclosure () -> String = "",
+    package static func make(_ context: @autoclosure () -> String = "",
                      _ body: (UnsafeMutablePointer<OpaquePointer?>) -> ak_status) throws -> Image {
         var out: OpaquePointer?
         try NativeError.check(body(&out), context())

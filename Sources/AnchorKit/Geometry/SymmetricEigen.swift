@@ -1,6 +1,6 @@
 /// Eigen-decomposition of a small symmetric matrix by cyclic Jacobi rotations (exact to
 /// rounding for the 3x3 scatter matrices of point sets and the 4x4 matrices of Horn's method).
-struct SymmetricEigen {
+package struct SymmetricEigen {
     /// Eigenvalues in increasing order.
     let values: [Double]
     /// Unit eigenvectors, `vectors[i]` belonging to `values[i]`.
@@ -43,7 +43,7 @@ struct SymmetricEigen {
 
     /// The centroid of `points` and the eigenvalues and unit eigenvectors of their covariance,
     /// smallest first (for points near a plane, the first vector is its normal).
-    static func of(_ points: [SIMD3<Double>]) -> (centroid: SIMD3<Double>, values: [Double], vectors: [SIMD3<Double>]) {
+    package static func of(_ points: [SIMD3<Double>]) -> (centroid: SIMD3<Double>, values: [Double], vectors: [SIMD3<Double>]) {
         let n = Double(max(points.count, 1))
         let c = points.reduce(SIMD3<Double>.zero, +) / n
         var s = [[Double]](repeating: [0, 0, 0], count: 3)

@@ -48,15 +48,6 @@ public final class ReferenceImage: @unchecked Sendable {
                       features: FeatureSet.Parameters())
     }
 
-    /// Loads a sequence description's image target, its file resolved against `folder`; errors
-    /// name the file.
-    public convenience init(target: SequenceDescription.ImageTarget, folder: String) throws {
-        let path = target.file.hasPrefix("/") ? target.file : folder + "/" + target.file
-        do { try self.init(name: target.name, contentsOf: path, physicalWidth: target.physicalWidth) } catch let e as ReferenceImageError {
-            throw InputError(path, e.description)
-        }
-    }
-
     private init(name: String, image source: Image, physicalWidth: Double, sourcePath: String?,
                  features parameters: FeatureSet.Parameters) throws {
         try Self.validate(name: name, physicalWidth: physicalWidth)

@@ -22,19 +22,4 @@ public final class ReferenceImageSet: @unchecked Sendable {
     /// From this many references on, the default index is LSH: one picture's descriptors are few
     /// enough for brute force, but with a few the exhaustive search dominates idle frames.
     public static let lshThreshold = 2
-
-    /// Loads the `images` of a sequence description, resolving files against `folder`.
-    public convenience init(targets: [SequenceDescription.ImageTarget], folder: String) throws {
-        try self.init(targets.map { try ReferenceImage(target: $0, folder: folder) })
-    }
-
-    /// Parses the command line's `NAME=PATH:WIDTH_METRES` (e.g. `poster=poster.png:0.4`).
-    public static func target(argument: String) throws -> SequenceDescription.ImageTarget {
-        guard let eq = argument.firstIndex(of: "="), let colon = argument.lastIndex(of: ":"), eq < colon,
-              let width = Double(argument[argument.index(after: colon)...]) else {
-            throw ReferenceImageError("image \"\(argument)\": expected NAME=PATH:WIDTH_METRES, e.g. poster=poster.png:0.4")
-        }
-        return SequenceDescription.ImageTarget(name: String(argument[..<eq]), file: String(argument[argument.index(after: eq)..<colon]),
-                                               physicalWidth: width)
-    }
 }

@@ -16,7 +16,7 @@ public struct NativeError: Error, CustomStringConvertible, Equatable {
 
     /// Throws unless `status` is `AK_OK` (or `AK_END_OF_STREAM`, which the caller handles).
     @discardableResult
-    static func check(_ status: ak_status, _ context: @autoclosure () -> String = "") throws -> ak_status {
+    package static func check(_ status: ak_status, _ context: @autoclosure () -> String = "") throws -> ak_status {
         if status == AK_OK || status == AK_END_OF_STREAM { return status }
         let kind: Kind
         switch status {
@@ -37,7 +37,7 @@ public struct NativeError: Error, CustomStringConvertible, Equatable {
 
 extension InputError {
     /// A shim failure about the file at `path`, without the path the shim repeats at the end.
-    init(_ path: String, native error: NativeError) {
+    package init(_ path: String, native error: NativeError) {
         let suffix = ": " + path
         self.init(path, error.message.hasSuffix(suffix) ? String(error.message.dropLast(suffix.count)) : error.message)
     }

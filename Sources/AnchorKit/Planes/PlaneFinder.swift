@@ -23,7 +23,7 @@ struct PlaneCandidate {
 /// are RANSAC planes in 3D. Each geometric plane is split into connected surfaces on a grid
 /// (two tables of equal height are two planes), and a surface must spread in both in-plane
 /// directions: a wall's slice at one height is a line, not a floor.
-struct PlaneFinder {
+package struct PlaneFinder {
     var detection: PlaneDetection
     var parameters = PlaneDetection.Parameters()
 
@@ -292,7 +292,7 @@ struct PlaneFinder {
 
     /// Two unit vectors spanning the plane with unit `normal`: the x and z axes of a plane
     /// anchor whose y is the normal (right-handed: z = x × y).
-    static func basis(_ normal: SIMD3<Double>) -> (SIMD3<Double>, SIMD3<Double>) {
+    package static func basis(_ normal: SIMD3<Double>) -> (SIMD3<Double>, SIMD3<Double>) {
         let helper = abs(normal.y) < 0.9 ? SIMD3<Double>(0, 1, 0) : SIMD3<Double>(1, 0, 0)
         let x = normalize(cross(helper, normal))
         return (x, cross(x, normal))

@@ -96,7 +96,7 @@ public enum Raycaster {
     /// Where `query` meets the x-z plane of `frame` (`world_from_frame`, +y the normal) ahead
     /// of its origin: the distance along the ray, the world point, and the point in the frame's
     /// coordinates. Nil for a ray parallel to the plane or pointing away from it.
-    static func crossing(_ query: RaycastQuery, plane frame: Transform) -> (distance: Double, point: SIMD3<Double>, local: SIMD3<Double>)? {
+    package static func crossing(_ query: RaycastQuery, plane frame: Transform) -> (distance: Double, point: SIMD3<Double>, local: SIMD3<Double>)? {
         let normal = frame.rotation.columns.1
         let along = dot(query.direction, normal)
         guard abs(along) > 1e-9 else { return nil }

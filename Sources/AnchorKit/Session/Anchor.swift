@@ -117,7 +117,7 @@ extension Anchor: Codable {
 
 extension KeyedDecodingContainer {
     /// A rigid transform stored as 16 column-major numbers.
-    func decodeTransform(forKey key: Key) throws -> Transform {
+    package func decodeTransform(forKey key: Key) throws -> Transform {
         let m = try decode([Double].self, forKey: key)
         do { return try Transform(columnMajor: m) } catch let e as TransformError {
             throw DecodingError.dataCorruptedError(forKey: key, in: self, debugDescription: e.description)

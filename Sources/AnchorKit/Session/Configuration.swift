@@ -34,7 +34,7 @@ public struct Configuration: Sendable {
     public enum WorldTracking: Sendable {
         /// Monocular visual odometry on the frames.
         case visualOdometry(VisualOdometry.Parameters)
-        /// Recorded `world_from_camera` per frame index (``PoseFile``); no odometry runs.
+        /// Recorded `world_from_camera` per frame index (`PoseFile` in AnchorKitMedia); no odometry runs.
         case externalPoses([Int: Transform])
     }
 
@@ -42,13 +42,5 @@ public struct Configuration: Sendable {
         self.camera = camera
         self.markers = markers
         self.referenceImages = referenceImages
-    }
-
-    /// The configuration a recorded sequence describes (its camera, markers and reference
-    /// images, loaded from the sequence folder).
-    public init(sequence: RecordedSequence) throws {
-        let d = sequence.description
-        let images = try d.images.flatMap { $0.isEmpty ? nil : try ReferenceImageSet(targets: $0, folder: sequence.folder) }
-        self.init(camera: d.camera, markers: d.markers ?? [], referenceImages: images)
     }
 }

@@ -1,4 +1,4 @@
-/// Camera poses recorded by another system (``PoseFile``): no odometry is run. The poses are
+/// Camera poses recorded by another system (`PoseFile` in AnchorKitMedia): no odometry is run. The poses are
 /// taken to be metric and already in the world the user wants (a phone's AR session exports
 /// gravity-aligned ones).
 public final class ExternalPoseTracker: WorldTracker {

@@ -15,7 +15,7 @@ public enum GravityAlignment {
     /// `F_from_world` (a rotation): +y is `up` (a unit vector in F), -z is `forward` projected
     /// onto the plane normal to it (`fallback` projected where `forward` is parallel to `up`),
     /// +x completes a right-handed frame.
-    static func axes(up y: SIMD3<Double>, forward: SIMD3<Double>, fallback: SIMD3<Double>) -> Matrix3 {
+    package static func axes(up y: SIMD3<Double>, forward: SIMD3<Double>, fallback: SIMD3<Double>) -> Matrix3 {
         var f = forward - y * dot(forward, y)
         if length(f) < 1e-9 { f = fallback - y * dot(fallback, y) }
         let z = -normalize(f)

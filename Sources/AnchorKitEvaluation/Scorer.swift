@@ -1,0 +1,183 @@
+import Foundation
+import AnchorKit
+
+/// Scores an anchor stream against ground truth with the metrics of ../shared/FORMATS.md.
+public struct Scorer {
+    /// The camera that took the frames (to project anchors that report no corners).
+    public var camera: CameraIntrinsics
+    /// Corner error beyond which a reported anchor is a false positive, pixels.
+    public var falsePositiveCornerError = 50.0
+    /// Thresholds of the success rates, pixels.
+    public var successThresholds: [Double] = [3, 5, 10]
+
+    public init(camera: CameraIntrinsics) { self.camera = camera }
+
+    /// The metrics of `reported` against `truth` (frames matched by index).
+    ///
+    /// In each frame, reported image and marker anchors are paired with true ones by
+    /// ``AnchorMatching``: a marker id printed on several markers is matched instance to
+    /// instance by the least total corner error, whatever instance numbers the tracker gave.
+    public func score(reported: [FrameUpdate], truth: [FrameUpdate]) -> Score {
+        let reportedByFrame = Dictionary(reported.map { ($0.frame, $0) }, uniquingKeysWith: { a, _ in a })
+        var cornerErrors: [Double] = []
+        var rotationErrors: [Double] = [], translationErrors: [Double] = [], relativeTranslationErrors: [Double] = []
+        var falsePositives = 0
+        var jitter: [Double] = []
+        var previous: [String: (truth: [SIMD2<Double>], reported: [SIMD2<Double>])] = [:]
+        // The reported identifier each true target was last correctly matched to.
+        var lastMatch: [String: String] = [:]
+        var identitySwitches = 0
+
+        for gtFrame in truth {
+            let out = reportedByFrame[gtFrame.frame]
+            var current: [String: (truth: [SIMD2<Double>], reported: [SIMD2<Double>])] = [:]
+            let targets = gtFrame.anchors.filter { $0.kind != .plane }
+            let reports = (out?.anchors ?? []).filter { $0.isTracked && $0.kind != .plane }
+            let pairs = out.map { out in
+                AnchorMatching.pairs(reported: reports, truth: targets) { r, gt in
+                    Scorer.cornerError(corners(of: r, in: out), corners(of: gt, in: gtFrame))
+                }
+            } ?? []
+            let reportOf = Dictionary(uniqueKeysWithValues: pairs.map { ($0.truth, $0) })
+            let truthOf = Dictionary(uniqueKeysWithValues: pairs.map { ($0.reported, $0) })
+            for (t, gt) in targets.enumerated() {
+                guard gt.isTracked, (gt.visible ?? 1) >= 0.5 else { continue }
+                guard let out, let pair = reportOf[t] else {
+                    cornerErrors.append(.infinity)
+                    continue
+                }
+                let r = reports[pair.reported]
+                let gtCorners = corners(of: gt, in: gtFrame)
+                let rCorners = corners(of: r, in: out)
+                let e = pair.cost
+                cornerErrors.append(e)
+                if e > falsePositiveCornerError { falsePositives += 1 }
+                let gtPose = gtFrame.camera.cameraFrom(gt.transform), rPose = out.camera.cameraFrom(r.transform)
+                rotationErrors.append((gtPose.rotation.transposed * rPose.rotation).rotationAngle * 180 / .pi)
+                let dt = length(rPose.translation - gtPose.translation)
+                translationErrors.append(dt * 100)
+                relativeTranslationErrors.append(100 * dt / max(length(gtPose.translation), 1e-9))
+                if let rc = rCorners, let gc = gtCorners { current[gt.identifier] = (gc, rc) }
+            }
+            // Reported anchors whose target is not expected here.
+            for k in reports.indices {
+                let pair = truthOf[k]
+                let gt = pair.map { targets[$0.truth] }
+                if let gt, gt.isTracked, (gt.visible ?? 1) >= 0.5 { continue }  // scored above
+                let partlyInView = gt.map { $0.isTracked || ($0.visible ?? 0) > 0 } ?? false
+                if partlyInView, let pair, pair.cost <= falsePositiveCornerError { continue }
+                falsePositives += 1
+            }
+            // Identity switches (as in multi-object tracking): a target correctly matched (in
+            // view, within the false-positive corner error) to another reported identifier than
+            // the last time it was.
+            for pair in pairs where pair.cost <= falsePositiveCornerError {
+                let gt = targets[pair.truth], id = reports[pair.reported].identifier
+                guard gt.isTracked || (gt.visible ?? 0) > 0 else { continue }
+                if let last = lastMatch[gt.identifier], last != id { identitySwitches += 1 }
+                lastMatch[gt.identifier] = id
+            }
+            // Jitter: reported corner motion where the truth stands still.
+            for (id, now) in current {
+                guard let before = previous[id], Scorer.cornerError(now.truth, before.truth) < 1e-3 else { continue }
+                jitter.append(Scorer.cornerError(now.reported, before.reported))
+            }
+            previous = current
+        }
+        let expected = cornerErrors.count
+        let success = successThresholds.map { t in
+            expected == 0 ? 0 : Double(cornerErrors.filter { $0 <= t }.count) / Double(expected)
+        }
+        let jitterRMS = jitter.isEmpty ? nil : (jitter.map { $0 * $0 }.reduce(0, +) / Double(jitter.count)).squareRoot()
+        return Score(
+            frames: truth.count, expected: expected, reported: cornerErrors.filter(\.isFinite).count,
+            successThresholds: successThresholds, successRates: success, falsePositives: falsePositives,
+            identitySwitches: identitySwitches,
+            cornerError: Summary(cornerErrors), rotationErrorDegrees: Summary(rotationErrors),
+            translationErrorCentimetres: Summary(translationErrors),
+            translationErrorPercent: Summary(relativeTranslationErrors), jitterRMS: jitterRMS,
+            world: TrajectoryScorer().score(reported: reported, truth: truth),
+            planes: PlaneScorer(camera: camera).score(reported: reported, truth: truth))
+    }
+
+    /// Corner error: sqrt(mean over the 4 corners of the squared pixel distance); infinite
+    /// when either side has no corners.
+    public static func cornerError(_ a: [SIMD2<Double>]?, _ b: [SIMD2<Double>]?) -> Double {
+        guard let a, let b, a.count == b.count, !a.isEmpty else { return .infinity }
+        var sum = 0.0
+        for (p, q) in zip(a, b) { let d = p - q; sum += dot(d, d) }
+        return (sum / Double(a.count)).squareRoot()
+    }
+
+    /// The anchor's corners as listed, or projected from its pose and extent.
+    func corners(of anchor: Anchor, in frame: FrameUpdate) -> [SIMD2<Double>]? {
+        if let c = anchor.corners { return c }
+        let pose = frame.camera.cameraFrom(anchor.transform)
+        let projected = TargetConvention.corners(width: anchor.extent.x, height: anchor.extent.y)
+            .compactMap { camera.project(pose.apply(to: $0)) }
+        return projected.count == 4 ? projected : nil
+    }
+}
+
+/// The metrics of one stream against its ground truth.
+public struct Score: Codable, Sendable {
+    /// Ground-truth frames scored.
+    public var frames: Int
+    /// Expected (frame, target) observations.
+    public var expected: Int
+    /// Expected observations that were reported.
+    public var reported: Int
+    /// Success thresholds (px) and the fraction of expected observations within each.
+    public var successThresholds: [Double]
+    public var successRates: [Double]
+    /// Reported anchors whose target is not expected, or whose corner error exceeds 50 px.
+    public var falsePositives: Int
+    /// Identity switches, as multi-object tracking counts them: times a true target (one
+    /// physical marker or image) was matched, within 50 px, to another reported identifier than
+    /// the last one it was matched to. Only possible for marker ids printed more than once (or
+    /// a tracker renaming a target); 0 otherwise.
+    public var identitySwitches: Int
+    /// Corner error of reported expected observations, pixels.
+    public var cornerError: Summary?
+    /// Rotation error, degrees: the angle of R_gt^T R.
+    public var rotationErrorDegrees: Summary?
+    /// Translation error, centimetres, and as a percentage of the true camera-to-target distance.
+    public var translationErrorCentimetres: Summary?
+    public var translationErrorPercent: Summary?
+    /// RMS frame-to-frame corner motion where the truth does not move, pixels.
+    public var jitterRMS: Double?
+    /// Camera trajectory and world-anchor metrics, for streams with world tracking.
+    public var world: TrajectoryScore?
+    /// Plane metrics (normal and offset errors, extent, false planes), when the ground truth
+    /// has planes and the stream reports any.
+    public var planes: PlaneScore?
+
+    /// The success rate at `threshold` pixels.
+    public func successRate(at threshold: Double) -> Double? {
+        successThresholds.firstIndex(of: threshold).map { successRates[$0] }
+    }
+
+    /// A human-readable table.
+    public var table: String {
+        func f(_ x: Double?, _ digits: Int = 2) -> String { x.map { String(format: "%.\(digits)f", $0) } ?? "-" }
+        var rows: [(String, String)] = [("metric", "value")]
+        func row(_ name: String, _ value: String) { rows.append((name, value)) }
+        row("frames", "\(frames)")
+        row("expected observations", "\(expected)")
+        row("reported (of expected)", "\(reported)")
+        for (t, r) in zip(successThresholds, successRates) { row("success @ \(Int(t)) px", f(100 * r, 1) + " %") }
+        row("false positives", "\(falsePositives)")
+        row("identity switches", "\(identitySwitches)")
+        row("corner error median / p90 (px)", "\(f(cornerError?.median)) / \(f(cornerError?.p90))")
+        row("rotation error median (deg)", f(rotationErrorDegrees?.median, 3))
+        row("rotation error p90 (deg)", f(rotationErrorDegrees?.p90, 3))
+        row("translation error median (cm)", f(translationErrorCentimetres?.median, 3))
+        row("translation error median (%)", f(translationErrorPercent?.median, 3))
+        row("translation error p90 (%)", f(translationErrorPercent?.p90, 3))
+        row("jitter RMS (px)", f(jitterRMS, 3))
+        for (name, value) in world?.rows ?? [] { row(name, value) }
+        for (name, value) in planes?.rows ?? [] { row(name, value) }
+        let width = rows.map(\.0.count).max()! + 2
+        return rows.map { $0.0.padding(toLength: width, withPad: " ", startingAt: 0) + $0.1 }.joined(separator: "\n")
+    }
+}

@@ -1,0 +1,155 @@
+import Foundation
+import AnchorKit
+
+/// Scores the camera trajectory and the world-locked anchors of a world-tracking stream against
+/// ground truth: the absolute trajectory error (ATE) of TUM-RGBD-style benchmarks, after a
+/// similarity alignment where the stream's scale is arbitrary and a rigid one where it is
+/// metric, and how far anchors of static targets wander in the world.
+public struct TrajectoryScorer {
+    public init() {}
+
+    /// Frames whose pose is an estimate (once tracking was first `normal`): `normal`, or
+    /// `limited` for excessive motion or few features. Initialising and relocalising frames
+    /// carry no new pose.
+    static func hasPose(_ camera: CameraState) -> Bool {
+        switch camera.trackingState {
+        case .normal: return true
+        case .limited(let reason): return reason == .excessiveMotion || reason == .insufficientFeatures
+        case .notAvailable: return false
+        }
+    }
+
+    /// The trajectory metrics of `reported` against `truth` (frames matched by index). Nil when
+    /// the stream has no world tracking (no line states a scale) or fewer than 3 posed frames.
+    public func score(reported: [FrameUpdate], truth: [FrameUpdate]) -> TrajectoryScore? {
+        guard reported.contains(where: { $0.camera.scale != nil }) else { return nil }
+        let truthByFrame = Dictionary(truth.map { ($0.frame, $0) }, uniquingKeysWith: { a, _ in a })
+        let ordered = reported.sorted { $0.frame < $1.frame }
+        // Metric frames are scored rigidly; if there are none, all posed frames with a similarity.
+        // Before the first `normal` frame there is no map, whatever the reason given.
+        let start = ordered.firstIndex { $0.camera.trackingState == .normal } ?? ordered.endIndex
+        let posed = ordered[start...].filter { Self.hasPose($0.camera) && truthByFrame[$0.frame] != nil }
+        let metric = posed.filter { $0.camera.scale == .metric }
+        let arbitrary = posed.filter { $0.camera.scale != .metric }
+        // Frames before the world became metric are in another unit: scored on their own.
+        func ate(_ lines: [FrameUpdate], withScale: Bool) -> (rms: Double, fit: SimilarityAlignment)? {
+            let estimate = lines.map(\.camera.transform.translation)
+            let actual = lines.map { truthByFrame[$0.frame]!.camera.transform.translation }
+            guard let fit = SimilarityAlignment.fit(source: estimate, target: actual, withScale: withScale) else { return nil }
+            let squares = zip(estimate, actual).map { dot(fit.apply(to: $0) - $1, fit.apply(to: $0) - $1) }
+            return ((squares.reduce(0, +) / Double(squares.count)).squareRoot(), fit)
+        }
+        let main = metric.count >= 3 ? ate(metric, withScale: false) : ate(arbitrary, withScale: true)
+        guard let (rms, fit) = main else { return nil }
+        let before = metric.count >= 3 && arbitrary.count >= 3 ? ate(arbitrary, withScale: true)?.rms : nil
+        // How far the metric unit is from metres: the scale a similarity would still apply.
+        let scaleError = metric.count >= 3 ? ate(metric, withScale: true).map { 100 * ($0.fit.scale - 1) } : nil
+        let sortedTruth = truth.sorted { $0.frame < $1.frame }
+        let path = zip(sortedTruth, sortedTruth.dropFirst())
+            .map { length($1.camera.transform.translation - $0.camera.transform.translation) }.reduce(0, +)
+
+        // Tracking state over time.
+        let firstNormal = ordered.first { $0.camera.trackingState == .normal }
+        var losses = 0, regains = 0, wasNormal = false, everNormal = false
+        for line in ordered {
+            let normal = line.camera.trackingState == .normal
+            if wasNormal && !normal { losses += 1 }
+            if !wasNormal && normal && everNormal { regains += 1 }
+            everNormal = everNormal || normal
+            wasNormal = normal
+        }
+
+        // World-locked anchors, metric frames: where each one is put relative to the real target,
+        // as the camera sees it (the reported camera_from_anchor against the true one, turned
+        // into the true world's axes). Its change over the walk is the drift: content on the
+        // anchor sliding off the target; its size is the error. Neither depends on the alignment.
+        var drift: [String: Double] = [:], anchorError: [String: Double] = [:]
+        var firstOffset: [String: SIMD3<Double>] = [:]
+        for line in metric {
+            guard let gtLine = truthByFrame[line.frame] else { continue }
+            // Each anchor against its own target: a marker id printed several times is matched
+            // instance to instance (``AnchorMatching``), by where the camera sees them.
+            let anchors = line.anchors.filter { $0.isTracked && $0.kind != .plane && $0.isPlaced != false }
+            let targets = gtLine.anchors.filter { $0.kind != .plane }
+            let pairs = AnchorMatching.pairs(reported: anchors, truth: targets) { a, gt in
+                length(line.camera.cameraFrom(a.transform).translation - gtLine.camera.cameraFrom(gt.transform).translation)
+            }
+            for pair in pairs {
+                let a = anchors[pair.reported], gt = targets[pair.truth]
+                let reported = line.camera.cameraFrom(a.transform).translation
+                let actual = gtLine.camera.cameraFrom(gt.transform).translation
+                let offset = gtLine.camera.transform.rotation * (reported - actual)
+                if let first = firstOffset[a.identifier] {
+                    drift[a.identifier] = max(drift[a.identifier] ?? 0, length(offset - first))
+                } else {
+                    firstOffset[a.identifier] = offset
+                    drift[a.identifier] = 0
+                }
+                anchorError[a.identifier] = max(anchorError[a.identifier] ?? 0, length(offset))
+            }
+        }
+        return TrajectoryScore(
+            posedFrames: metric.count >= 3 ? metric.count : arbitrary.count, frames: reported.count,
+            alignment: metric.count >= 3 ? "rigid" : "similarity", alignmentScale: fit.scale,
+            absoluteTrajectoryErrorRMS: rms, pathLength: path, absoluteTrajectoryErrorPercent: path > 0 ? 100 * rms / path : nil,
+            arbitraryScaleFrames: metric.count >= 3 ? arbitrary.count : 0, arbitraryScaleErrorRMS: before,
+            metricScaleErrorPercent: scaleError,
+            timeToNormal: firstNormal?.time, frameOfFirstNormal: firstNormal?.frame, losses: losses, regains: regains,
+            anchorDriftCentimetres: drift.mapValues { $0 * 100 }, anchorErrorCentimetres: anchorError.mapValues { $0 * 100 })
+    }
+}
+
+/// Trajectory and world-anchor metrics of one world-tracking stream.
+public struct TrajectoryScore: Codable, Sendable {
+    /// Frames whose pose was scored (the metric ones when there are any), of all frames.
+    public var posedFrames: Int
+    public var frames: Int
+    /// `similarity` (arbitrary scale: scale, rotation and translation fitted) or `rigid` (metric).
+    public var alignment: String
+    /// The fitted scale (1 for rigid).
+    public var alignmentScale: Double
+    /// RMS of camera-position error after the alignment, metres (ground-truth units).
+    public var absoluteTrajectoryErrorRMS: Double
+    /// Length of the true camera path, metres, and the ATE as a percentage of it.
+    public var pathLength: Double
+    public var absoluteTrajectoryErrorPercent: Double?
+    /// Where the world became metric during the stream: the frames before, in their own unit, and
+    /// their ATE after a similarity alignment of their own (ground-truth metres).
+    public var arbitraryScaleFrames: Int
+    public var arbitraryScaleErrorRMS: Double?
+    /// For metric streams: how far the world's unit is from a metre, percent (the scale of a
+    /// similarity alignment of the metric frames, minus 1).
+    public var metricScaleErrorPercent: Double?
+    /// Seconds (stream time) and frame of the first `normal` tracking state.
+    public var timeToNormal: Double?
+    public var frameOfFirstNormal: Int?
+    /// Times tracking fell from `normal`, and came back to it.
+    public var losses: Int
+    public var regains: Int
+    /// Per static anchor, over metric frames where it is placed (not `"placed": false`), cm: its
+    /// misplacement is the reported anchor's
+    /// position relative to the camera minus the true one (in the true world's axes). Drift is
+    /// the largest change of that misplacement from the first frame (how far content on the
+    /// anchor slides across the real target), error its largest size.
+    public var anchorDriftCentimetres: [String: Double]
+    public var anchorErrorCentimetres: [String: Double]
+
+    /// Table rows, in the layout of ``Score/table``.
+    public var rows: [(String, String)] {
+        func f(_ x: Double?, _ digits: Int = 2) -> String { x.map { String(format: "%.\(digits)f", $0) } ?? "-" }
+        var rows = [
+            ("posed frames", "\(posedFrames) of \(frames)"),
+            ("trajectory alignment", alignment + (alignment == "similarity" ? " (scale \(f(alignmentScale, 4)))" : "")),
+            ("ATE RMS (m)", f(absoluteTrajectoryErrorRMS, 4)),
+            ("ATE (% of path)", f(absoluteTrajectoryErrorPercent, 3) + " (path \(f(pathLength, 2)) m)"),
+            ("frames before metric, ATE (m)", "\(arbitraryScaleFrames), " + f(arbitraryScaleErrorRMS, 4)),
+            ("metric scale error (%)", f(metricScaleErrorPercent, 2)),
+            ("time to normal (s)", f(timeToNormal, 2) + (frameOfFirstNormal.map { " (frame \($0))" } ?? "")),
+            ("tracking lost / regained", "\(losses) / \(regains)"),
+        ]
+        for id in anchorDriftCentimetres.keys.sorted() {
+            rows.append(("drift \(id) (cm)", f(anchorDriftCentimetres[id], 2) + " (error " + f(anchorErrorCentimetres[id], 2) + ")"))
+        }
+        return rows
+    }
+}

@@ -1,0 +1,112 @@
+import Foundation
+import AnchorKit
+
+/// The contents of a recorded sequence's `sequence.json` (../shared/FORMATS.md).
+public struct SequenceDescription: Codable, Sendable {
+    /// A reference image: `physicalWidth` is the printed width in metres.
+    public struct ImageTarget: Codable, Sendable, Equatable {
+        public var name: String
+        public var file: String
+        public var physicalWidth: Double
+        public init(name: String, file: String, physicalWidth: Double) {
+            self.name = name; self.file = file; self.physicalWidth = physicalWidth
+        }
+    }
+
+    public var name: String
+    public var fps: Double
+    /// A printf pattern for frame files, relative to the folder (exclusive with ``video``).
+    public var frames: String?
+    /// A video file, relative to the folder (exclusive with ``frames``).
+    public var video: String?
+    public var camera: CameraIntrinsics
+    public var images: [ImageTarget]?
+    public var markers: [MarkerSet]?
+    public var gravity: String?
+    public var groundTruth: String?
+
+    public init(name: String, fps: Double, frames: String? = nil, video: String? = nil, camera: CameraIntrinsics,
+                images: [ImageTarget]? = nil, markers: [MarkerSet]? = nil, gravity: String? = nil, groundTruth: String? = nil) {
+        self.name = name; self.fps = fps; self.frames = frames; self.video = video; self.camera = camera
+        self.images = images; self.markers = markers; self.gravity = gravity; self.groundTruth = groundTruth
+    }
+
+    /// Checks what the schema alone cannot: exactly one frame source, rates and sizes in
+    /// ``Plausible``'s ranges.
+    public func validate() throws {
+        func fail(_ p: String) -> InputError { InputError("", p) }
+        guard (frames == nil) != (video == nil) else { throw fail("exactly one of \"frames\" and \"video\" must be set") }
+        if let problem = Plausible.frameRateProblem(fps) { throw fail("fps: \(problem)") }
+        for m in markers ?? [] {
+            if let problem = Plausible.physicalSizeProblem(m.size, of: "marker size") { throw fail(problem) }
+        }
+        for i in images ?? [] {
+            if let problem = Plausible.physicalSizeProblem(i.physicalWidth, of: "image \"\(i.name)\": physicalWidth") {
+                throw fail(problem)
+            }
+        }
+    }
+}
+
+/// A recorded sequence folder: its description and paths resolved against the folder.
+public struct RecordedSequence: Sendable {
+    /// The folder.
+    public let folder: String
+    /// The parsed `sequence.json`.
+    public let description: SequenceDescription
+
+    /// Loads and validates `<folder>/sequence.json`.
+    public init(folder: String) throws {
+        let path = folder + "/sequence.json"
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw InputError(path, FileManager.default.fileExists(atPath: folder) ? "no such file (not a sequence folder?)" : "no such file")
+        }
+        do {
+            description = try JSONDecoder().decode(SequenceDescription.self, from: data)
+            try description.validate()
+        } catch let e as DecodingError {
+            throw InputError(path, "malformed: \(JSONProblem.describe(e))")
+        } catch let e as InputError {
+            throw InputError(path, e.problem)
+        } catch let e as IntrinsicsError {
+            throw InputError(path, "camera: \(e.message)")
+        }
+        self.folder = folder
+    }
+
+    /// A path inside the folder.
+    public func resolve(_ relative: String) -> String {
+        relative.hasPrefix("/") ? relative : folder + "/" + relative
+    }
+
+    /// Every file the sequence names: sequence.json, the frames (those that exist) or video,
+    /// gravity, ground truth and reference images.
+    public var files: [String] {
+        let d = description
+        let frames = d.frames.map { ImageFolderSource.frames(of: resolve($0)) } ?? []
+        let named = [d.video, d.gravity, d.groundTruth].compactMap { $0 } + (d.images ?? []).map(\.file)
+        return [folder + "/sequence.json"] + frames + named.map(resolve)
+    }
+
+    /// Opens the frames (image pattern or video) and checks their size against the intrinsics.
+    public func openFrames() throws -> FrameSource {
+        let d = description
+        let source: FrameSource, name: String, width: Int, height: Int
+        if let video = d.video {
+            let v = try VideoFileSource(path: resolve(video), framesPerSecond: d.fps)
+            (source, name, width, height) = (v, video, v.width, v.height)
+        } else {
+            let f = try ImageFolderSource(pattern: resolve(d.frames!), framesPerSecond: d.fps)
+            (source, name, width, height) = (f, d.frames!, f.width, f.height)
+        }
+        do { try d.camera.checkMatches(width: width, height: height) } catch let e as IntrinsicsError {
+            throw InputError(folder + "/sequence.json", "camera: \(e.message) (\(name))")
+        }
+        return source
+    }
+
+    /// The ground-truth stream, if the sequence names one.
+    public func groundTruth() throws -> [FrameUpdate]? {
+        try description.groundTruth.map { try AnchorStreamReader.read(contentsOf: resolve($0)) }
+    }
+}

@@ -1,0 +1,82 @@
+import AnchorKit
+import AnchorKitRendering
+/// Everything needed to render a synthetic recorded sequence with exact ground truth.
+public struct SyntheticScene {
+    /// The sequence's name (sequence.json's `name`).
+    public var name: String
+    /// The (distortion-free) camera.
+    public var camera: CameraIntrinsics
+    public var framesPerSecond = 30.0
+    public var frameCount: Int
+    /// Planes painted in order: background first, occluders last.
+    public var planes: [ScenePlane]
+    /// Solid boxes (furniture), painted after `planes`, back to front from the camera at each
+    /// instant (``paintOrder(eye:)``): they must stand in front of every plane of `planes`, as
+    /// furniture in a room stands in front of its floor, walls and posters.
+    public var boxes: [SceneBox] = []
+    /// The camera's motion.
+    public var path: CameraPath
+    /// Exposure time at time t, seconds (motion blur integrates the motion over it).
+    public var exposure: (Double) -> Double = { _ in 1.0 / 120 }
+    /// Instants averaged per exposure.
+    public var instantsPerExposure = 5
+    /// Global brightness at time t (scene lighting).
+    public var lighting: (Double) -> Double = { _ in 1 }
+    /// Sensor noise and vignetting (gain and seed are set per frame).
+    public var sensor = SceneRenderer.Finish()
+    /// Gray level where no plane is seen.
+    public var background = 90.0
+    /// The marker sets to list in sequence.json.
+    public var markers: [MarkerSet] = []
+    /// Reference images that are listed in sequence.json but not in the scene (distractors).
+    public var distractors: [(name: String, image: Image, physicalWidth: Double)] = []
+    /// Seed of all randomness (noise, shake).
+    public var seed: UInt64 = 1
+
+    public init(name: String, camera: CameraIntrinsics, frameCount: Int, planes: [ScenePlane], path: CameraPath) {
+        self.name = name; self.camera = camera; self.frameCount = frameCount; self.planes = planes; self.path = path
+    }
+}
+
+extension SyntheticScene {
+    /// Every plane of the scene: `planes`, then each box's faces and decals. Ground truth lists
+    /// targets and surfaces in this order; ``paintOrder(eye:)`` indexes it.
+    public var allPlanes: [ScenePlane] {
+        planes + boxes.flatMap { $0.faces + $0.decals }
+    }
+
+    /// The planes painted for a camera at `eye` (world, metres), as indices into ``allPlanes``,
+    /// back to front: `planes` in their order, then the boxes from the farthest, each with the
+    /// faces it turns to the camera, followed by its decals when its top is among them.
+    /// Without boxes this is simply every plane in order.
+    public func paintOrder(eye: SIMD3<Double>) -> [Int] {
+        var order = Array(planes.indices)
+        guard !boxes.isEmpty else { return order }
+        var first: [Int] = []  // index of each box's first face in allPlanes
+        var next = planes.count
+        for box in boxes {
+            first.append(next)
+            next += box.faces.count + box.decals.count
+        }
+        // Start from the farthest centre and fix pairs that a separating plane orders the other
+        // way (a few boxes: a bubble sort is plenty).
+        var boxOrder = boxes.indices.sorted { a, b in
+            let da = length((boxes[a].minimum + boxes[a].maximum) / 2 - eye)
+            let db = length((boxes[b].minimum + boxes[b].maximum) / 2 - eye)
+            return da != db ? da > db : a < b
+        }
+        for _ in boxOrder.indices {
+            for k in boxOrder.indices.dropLast() where boxes[boxOrder[k]].isInFront(of: boxes[boxOrder[k + 1]], eye: eye) == true {
+                boxOrder.swapAt(k, k + 1)
+            }
+        }
+        for b in boxOrder {
+            let seen = boxes[b].facesSeen(from: eye)
+            order += seen.map { first[b] + $0 }
+            if seen.contains(0) {  // the top: its decals lie on it
+                order += boxes[b].decals.indices.map { first[b] + boxes[b].faces.count + $0 }
+            }
+        }
+        return order
+    }
+}
