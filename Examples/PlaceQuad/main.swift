@@ -8,15 +8,25 @@ func placeQuad(folder: String) throws {
     let camera = try CameraIntrinsics(width: 640, height: 480, fx: 525, fy: 525, cx: 319.5, cy: 239.5)
     let poster = try ReferenceImage(name: "graffiti", contentsOf: folder + "/targets/graffiti.png", physicalWidth: 0.6)
     let session = try Session(configuration: Configuration(camera: camera, referenceImages: try ReferenceImageSet([poster])))
-    // The quad in the anchor's frame: an image anchor's y axis is the poster's normal (ARKit's).
-    let quad: [SIMD3<Double>] = [[-0.1, 0.05, -0.1], [0.1, 0.05, -0.1], [0.1, 0.05, 0.1], [-0.1, 0.05, 0.1]]
+    // A unit square in its own frame, scaled to 20 cm and lifted 5 cm along the anchor's +y (an
+    // image anchor's y axis is the poster's normal, as in ARKit).
+    let quad: [SIMD4<Double>] = [[-0.5, 0, -0.5, 1], [0.5, 0, -0.5, 1], [0.5, 0, 0.5, 1], [-0.5, 0, 0.5, 1]]
+    let lift = Transform(translation: SIMD3(0, 0.05, 0))
     var index = 0
     while let image = try? Image(contentsOf: folder + String(format: "/frames/%06d.png", index)) {
         let update = try session.process(Frame(index: index, time: Double(index) / 30, image: image))
-        for anchor in update.anchors where anchor.isTracked {
-            // Anchor -> world (anchor.transform), world -> pixels (the frame's camera).
-            let corners = quad.compactMap { update.camera.project(anchor.transform.apply(to: $0)) }
-            print(index, anchor.name ?? anchor.identifier, corners.map { String(format: "(%.1f, %.1f)", $0.x, $0.y) }.joined(separator: " "))
+        guard let projection = update.camera.projectionMatrix(for: .landscapeRight, viewportSize: SIMD2(640, 480), zNear: 0.01, zFar: 100)
+        else { continue }
+        let view = update.camera.viewMatrix(for: .landscapeRight).matrix
+        for anchor in update.anchors where anchor.kind == .image && anchor.isTracked {
+            // What an engine uploads: model, view and projection, column-major (floatColumns).
+            let model = (anchor.transform * lift).modelMatrix(scale: SIMD3(0.2, 0.2, 0.2))
+            let clipFromQuad: Matrix4 = projection * view * model
+            let corners: [SIMD2<Double>] = quad.map { corner in
+                let clip = clipFromQuad * corner
+                return SIMD2((clip.x / clip.w + 1) / 2 * 640, (1 - clip.y / clip.w) / 2 * 480)  // NDC -> viewport points
+            }
+            print(index, anchor.identifier, corners.map { String(format: "(%.1f, %.1f)", $0.x, $0.y) }.joined(separator: " "))
         }
         index += 1
     }

@@ -60,7 +60,7 @@ public struct PlaneScorer {
         // The true planes that are expected somewhere, in order of first expectation.
         var expectedIDs: [String] = []
         var firstExpected: [String: FrameUpdate] = [:], expectedFrames: [String: Int] = [:]
-        var alignment: [String: String] = [:]
+        var alignment: [String: PlaneAlignment] = [:]
         for line in sortedTruth {
             for a in line.anchors where a.kind == .plane && isExpected(a) {
                 if firstExpected[a.identifier] == nil {
@@ -410,7 +410,7 @@ public struct PlaneScore: Codable, Sendable {
 public struct TruePlaneScore: Codable, Sendable {
     /// The true plane's identifier (`plane/<name>`) and alignment (`horizontal`, `vertical`).
     public var identifier: String
-    public var alignment: String?
+    public var alignment: PlaneAlignment?
     /// Ground-truth frames where the plane is expected (coverage ≥ 5 %), and the first of them
     /// (frame index, seconds).
     public var expectedFrames: Int
@@ -444,7 +444,7 @@ public struct TruePlaneScore: Codable, Sendable {
     public var coveredArea: Double = 0
     public var coverage: Double?
 
-    init(identifier: String, alignment: String?, expectedFrames: Int, firstExpectedFrame: Int,
+    init(identifier: String, alignment: PlaneAlignment?, expectedFrames: Int, firstExpectedFrame: Int,
          firstExpectedTime: Double, foundFrame: Int?, foundTime: Double?, matchedFrames: Int,
          lastMatchedFrame: Int?, reportedIdentifiers: [String]) {
         self.identifier = identifier; self.alignment = alignment; self.expectedFrames = expectedFrames

@@ -90,7 +90,7 @@ public struct TrajectoryScorer {
         }
         return TrajectoryScore(
             posedFrames: metric.count >= 3 ? metric.count : arbitrary.count, frames: reported.count,
-            alignment: metric.count >= 3 ? "rigid" : "similarity", alignmentScale: fit.scale,
+            alignment: metric.count >= 3 ? .rigid : .similarity, alignmentScale: fit.scale,
             absoluteTrajectoryErrorRMS: rms, pathLength: path, absoluteTrajectoryErrorPercent: path > 0 ? 100 * rms / path : nil,
             arbitraryScaleFrames: metric.count >= 3 ? arbitrary.count : 0, arbitraryScaleErrorRMS: before,
             metricScaleErrorPercent: scaleError,
@@ -104,8 +104,8 @@ public struct TrajectoryScore: Codable, Sendable {
     /// Frames whose pose was scored (the metric ones when there are any), of all frames.
     public var posedFrames: Int
     public var frames: Int
-    /// `similarity` (arbitrary scale: scale, rotation and translation fitted) or `rigid` (metric).
-    public var alignment: String
+    /// How the stream's trajectory was aligned to the ground truth.
+    public var alignment: TrajectoryAlignment
     /// The fitted scale (1 for rigid).
     public var alignmentScale: Double
     /// RMS of camera-position error after the alignment, metres (ground-truth units).
@@ -139,7 +139,7 @@ public struct TrajectoryScore: Codable, Sendable {
         func f(_ x: Double?, _ digits: Int = 2) -> String { x.map { String(format: "%.\(digits)f", $0) } ?? "-" }
         var rows = [
             ("posed frames", "\(posedFrames) of \(frames)"),
-            ("trajectory alignment", alignment + (alignment == "similarity" ? " (scale \(f(alignmentScale, 4)))" : "")),
+            ("trajectory alignment", alignment.rawValue + (alignment == .similarity ? " (scale \(f(alignmentScale, 4)))" : "")),
             ("ATE RMS (m)", f(absoluteTrajectoryErrorRMS, 4)),
             ("ATE (% of path)", f(absoluteTrajectoryErrorPercent, 3) + " (path \(f(pathLength, 2)) m)"),
             ("frames before metric, ATE (m)", "\(arbitraryScaleFrames), " + f(arbitraryScaleErrorRMS, 4)),
@@ -152,4 +152,12 @@ public struct TrajectoryScore: Codable, Sendable {
         }
         return rows
     }
+}
+
+/// How a trajectory is aligned to its ground truth before its error is measured.
+public enum TrajectoryAlignment: String, Codable, Sendable {
+    /// Scale, rotation and translation fitted: the stream's scale is arbitrary.
+    case similarity
+    /// Rotation and translation fitted: the stream is metric.
+    case rigid
 }

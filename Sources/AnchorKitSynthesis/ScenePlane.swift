@@ -24,23 +24,15 @@ public struct ScenePlane {
     /// polygon are the rectangle's (or `extent`, centred, when the plane is drawn larger than the
     /// surface so that its edge hides under a neighbour's).
     public struct Surface: Sendable {
-        /// ARKit's plane alignments.
-        public enum Alignment: String, Sendable {
-            /// A floor, a table top or a ceiling (normal along gravity).
-            case horizontal
-            /// A wall (normal perpendicular to gravity).
-            case vertical
-        }
-
         /// The anchor id, `plane/<name>`: stable across frames.
         public var identifier: String
-        /// Horizontal or vertical.
-        public var alignment: Alignment
+        /// Horizontal (a floor, a table top, a ceiling) or vertical (a wall).
+        public var alignment: PlaneAlignment
         /// The surface's size along x and z (metres), centred on the plane; nil = the plane's size.
         public var extent: SIMD2<Double>?
 
         /// A surface named `name` (the id is `plane/<name>`).
-        public init(name: String, alignment: Alignment, extent: SIMD2<Double>? = nil) {
+        public init(name: String, alignment: PlaneAlignment, extent: SIMD2<Double>? = nil) {
             identifier = "plane/\(name)"; self.alignment = alignment; self.extent = extent
         }
     }

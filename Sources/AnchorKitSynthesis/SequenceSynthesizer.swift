@@ -216,7 +216,7 @@ public struct SequenceSynthesizer {
                 let polygon = TargetConvention.corners(width: extent.x, height: extent.y).map { SIMD2($0.x, $0.z) }
                 anchors.append(Anchor(
                     identifier: surface.identifier, kind: .plane, isTracked: coverage > 0,
-                    transform: gtWorldFromScene * plane.pose(t), extent: extent, alignment: surface.alignment.rawValue,
+                    transform: gtWorldFromScene * plane.pose(t), extent: extent, alignment: surface.alignment,
                     polygon: polygon, coverage: coverage))
             }
         }

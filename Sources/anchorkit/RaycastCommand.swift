@@ -45,7 +45,7 @@ struct RaycastCommand: ParsableCommand {
             let targets: [String: RaycastTarget] = ["existing": .existingPlaneGeometry, "infinite": .existingPlaneInfinite,
                                                     "estimated": .estimatedPlane]
             guard let target = targets[target] else { throw ValidationError("--target must be existing, infinite or estimated") }
-            guard let alignment = RaycastAlignment(rawValue: alignment) else {
+            guard let alignment = PlaneAlignment(rawValue: alignment) else {
                 throw ValidationError("--alignment must be any, horizontal or vertical")
             }
             guard let detection = PlaneDetection(list: planes) else {
@@ -74,7 +74,6 @@ struct RaycastCommand: ParsableCommand {
 
             var configuration = try Configuration(sequence: recorded)
             configuration.worldTracking = .visualOdometry(VisualOdometry.Parameters())
-            configuration.gravity = try recorded.description.gravity.map { try GravityFile.read(contentsOf: recorded.resolve($0)) }
             configuration.planeDetection = detection
             let session = try Session(configuration: configuration)
             let truth = try recorded.groundTruth().map { Dictionary($0.map { ($0.frame, $0) }, uniquingKeysWith: { a, _ in a }) }

@@ -60,7 +60,7 @@ struct ConventionTests {
     /// the doubled image of the halved point (scaling commutes with the rigid map).
     @Test func scalingTheWorldScalesOnlyTheTranslation() {
         let t = Transform(rotation: Self.someRotation, translation: SIMD3(0.4, -1.2, 2.5))
-        let scaled = t.scaled(by: 2)
+        let scaled = t.translationScaled(by: 2)
         #expect(scaled.rotation == t.rotation && scaled.translation == SIMD3(0.8, -2.4, 5))
         let p = SIMD3(0.1, 0.2, 0.3)
         #expect(isNear(scaled.apply(to: 2 * p), 2 * t.apply(to: p), 1e-12))
@@ -253,14 +253,7 @@ struct ConventionTests {
     @Test func projectionMatrixMapsPixelCentresToNDC() throws {
         let camera = try CameraIntrinsics(width: 640, height: 480, fx: 525, fy: 530, cx: 310.3, cy: 250.9)
         let m = camera.projectionMatrix(zNear: 0.01, zFar: 100)
-        #expect(m.count == 16)
-        func clip(_ p: SIMD3<Double>) -> SIMD4<Double> {
-            // Column-major: element (row i, column j) is m[4 * j + i].
-            var out = SIMD4<Double>.zero
-            let v = [p.x, p.y, p.z, 1]
-            for i in 0..<4 { out[i] = (0..<4).map { j in m[4 * j + i] * v[j] }.reduce(0, +) }
-            return out
-        }
+        func clip(_ p: SIMD3<Double>) -> SIMD4<Double> { m * SIMD4(p, 1) }
         let w = Double(camera.width), h = Double(camera.height)
         for (u, v, depth) in [(0.0, 0.0, 1.0), (639.0, 479.0, 2.5), (100.0, 400.0, 0.3), (camera.cx, camera.cy, 5.0)] {
             let p = camera.unproject(SIMD2(u, v), depth: depth)
@@ -282,8 +275,25 @@ struct ConventionTests {
         let camera = MarkerScenes.standardCamera()
         let m = camera.projectionMatrix()
         let p = camera.unproject(SIMD2(-0.5, -0.5), depth: 1)
-        let x = (m[0] * p.x + m[8] * p.z) / -p.z, y = (m[5] * p.y + m[9] * p.z) / -p.z
-        #expect(abs(x + 1) < 1e-9 && abs(y - 1) < 1e-9)
+        let c = m * SIMD4(p, 1)
+        #expect(abs(c.x / c.w + 1) < 1e-9 && abs(c.y / c.w - 1) < 1e-9)
+        // Column-major: the numbers an engine uploads, column by column.
+        #expect(m.columnMajor[0] == m.columns.0.x && m.columnMajor[8] == m.columns.2.x && m.columnMajor[11] == -1)
+    }
+
+    /// A model matrix scales content along the anchor's own axes before placing it: a unit quad
+    /// corner (1, 0, 1) on an anchor turned 90 degrees about y and 2 m ahead, scaled to 20 cm,
+    /// lands 0.2 m along the anchor's x and z. The Float bridge keeps the column order.
+    @Test func modelMatrixScalesInTheAnchorsFrame() {
+        let anchor = Transform(rotation: Matrix3.exp(SIMD3(0, Double.pi / 2, 0)), translation: SIMD3(0, 0, -2))
+        let model = anchor.modelMatrix(scale: SIMD3(0.2, 0.2, 0.2))
+        let corner = model * SIMD4(1, 0, 1, 1)
+        let expected = anchor.apply(to: SIMD3(0.2, 0, 0.2))
+        #expect(length(SIMD3(corner.x, corner.y, corner.z) - expected) < 1e-12 && corner.w == 1)
+        let float = model.floatColumns
+        #expect(float.3 == SIMD4<Float>(0, 0, -2, 1))
+        #expect(abs(Double(float.0.z) - model.columns.0.z) < 1e-7)
+        #expect(anchor.matrix.columnMajor == anchor.columnMajor)
     }
 
     /// A reference image facing the camera 1 m ahead, upright: in OpenCV's image-target frame

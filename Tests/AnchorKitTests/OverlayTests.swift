@@ -45,16 +45,12 @@ struct OverlayTests {
         let pose = Transform(rotation: Matrix3.exp(normalize(SIMD3(0.3, 1, 0.2)) * 0.4), translation: SIMD3(0.2, 1.4, 0.5))
         let state = CameraState(transform: pose, intrinsics: try CameraIntrinsics(width: 640, height: 480, fx: 520, fy: 515, cx: 300.2, cy: 250.7))
         for viewport in [SIMD2<Double>(390, 844), SIMD2(844, 390), SIMD2(640, 480)] {
-            let projection: [Double] = try #require(state.projectionMatrix(for: orientation, viewportSize: viewport, zNear: 0.01, zFar: 100))
+            let projection: Matrix4 = try #require(state.projectionMatrix(for: orientation, viewportSize: viewport, zNear: 0.01, zFar: 100))
             let view = state.viewMatrix(for: orientation)
             for pixel in [SIMD2<Double>(10, 20), SIMD2(600, 400), SIMD2(320, 240)] {
                 let world = pose.apply(to: state.intrinsics!.unproject(pixel, depth: 2.5))
                 let expected: SIMD2<Double> = try #require(state.projectPoint(world, orientation: orientation, viewportSize: viewport))
-                let e = view.apply(to: world)
-                let v: [Double] = [e.x, e.y, e.z, 1]
-                // Column-major: element (row i, column j) is projection[4 * j + i].
-                var clip = [Double](repeating: 0, count: 4)
-                for i in 0..<4 { for j in 0..<4 { clip[i] += projection[4 * j + i] * v[j] } }
+                let clip = projection * view.matrix * SIMD4(world, 1)
                 let ndc = SIMD2(clip[0] / clip[3], clip[1] / clip[3])
                 let point = SIMD2((ndc.x + 1) / 2 * viewport.x, (1 - ndc.y) / 2 * viewport.y)
                 #expect(isNear(point, expected, 1e-6), "\(orientation) \(viewport): \(point) vs \(expected)")

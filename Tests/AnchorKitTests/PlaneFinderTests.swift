@@ -24,10 +24,10 @@ import Testing
     @Test func findsFloorAndWallsButNoLevelSliceOfTheWalls() {
         let finder = PlaneFinder(detection: [.horizontal, .vertical])
         let found = finder.find(in: Self.roomCorner(), viewpoint: SIMD3(0, 1.5, 0), metresPerUnit: 1)
-        let level = found.filter { $0.alignment == "horizontal" }
+        let level = found.filter { $0.alignment == .horizontal }
         #expect(level.count == 1 && abs(level[0].origin.y) < 0.01, "level surfaces at \(level.map(\.origin.y))")
         #expect(level.first.map { $0.normal.y > 0.99 } ?? false, "the floor's normal points up, toward the camera")
-        let upright = found.filter { $0.alignment == "vertical" }
+        let upright = found.filter { $0.alignment == .vertical }
         #expect(upright.count == 2, "\(upright.count) walls")
         for wall in upright {
             // Normals toward the room's inside, where the camera is.
@@ -77,7 +77,7 @@ import Testing
         let row = (0..<80).map { _ in SIMD3(uniform(-1, 1), 0.5 + uniform(-0.01, 0.01), -3 + uniform(-0.12, 0.12)) }
         let finder = PlaneFinder(detection: [.horizontal])
         #expect(finder.find(in: row, viewpoint: SIMD3(0, 1.5, 0), metresPerUnit: 1).count == 1, "alone, it is a level surface")
-        let wall = PlaneMap.anchor(identifier: "plane/0", alignment: "vertical", normal: SIMD3(0, 0, 1), origin: SIMD3(0, 1.3, -3),
+        let wall = PlaneMap.anchor(identifier: "plane/0", alignment: .vertical, normal: SIMD3(0, 0, 1), origin: SIMD3(0, 1.3, -3),
                                    outline: [SIMD3(-3, 0, -3), SIMD3(3, 0, -3), SIMD3(3, 2.6, -3), SIMD3(-3, 2.6, -3)], xAxis: nil)
         let span = try #require(WallSpan(wall))
         #expect(abs(abs(span.normal.y) - 1) < 1e-12 && abs(abs(span.offset) - 3) < 1e-12)

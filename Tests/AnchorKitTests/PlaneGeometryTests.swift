@@ -23,7 +23,7 @@ import Testing
     }
 
     /// A 2 x 1 m floor at y = -1.5 (normal up), centred at (0, -1.5, -3).
-    static let floor = PlaneMap.anchor(identifier: "plane/0", alignment: "horizontal", normal: SIMD3(0, 1, 0),
+    static let floor = PlaneMap.anchor(identifier: "plane/0", alignment: .horizontal, normal: SIMD3(0, 1, 0),
                                        origin: SIMD3(0, -1.5, -3),
                                        outline: [SIMD3(-1, -1.5, -3.5), SIMD3(1, -1.5, -3.5), SIMD3(1, -1.5, -2.5), SIMD3(-1, -1.5, -2.5)],
                                        xAxis: SIMD3(1, 0, 0))
@@ -72,7 +72,7 @@ import Testing
     @Test func planesGrowAndMerge() throws {
         func piece(_ x0: Double, _ x1: Double) -> PlaneCandidate {
             let outline = [SIMD3(x0, -1.5, -3.5), SIMD3(x1, -1.5, -3.5), SIMD3(x1, -1.5, -2.5), SIMD3(x0, -1.5, -2.5)]
-            return PlaneCandidate(alignment: "horizontal", normal: SIMD3(0, 1, 0), origin: SIMD3((x0 + x1) / 2, -1.5, -3),
+            return PlaneCandidate(alignment: .horizontal, normal: SIMD3(0, 1, 0), origin: SIMD3((x0 + x1) / 2, -1.5, -3),
                                   outline: outline, support: Int((x1 - x0) * 100))
         }
         var map = PlaneMap(parameters: PlaneDetection.Parameters())
@@ -96,9 +96,9 @@ import Testing
         let tilt = 1.5 * Double.pi / 180
         let pieceNormal = SIMD3(sin(tilt), 0, cos(tilt))
         func onPiece(_ x: Double, _ y: Double) -> SIMD3<Double> { SIMD3(x, y, -3.02 - (x - 4.2) * tan(tilt)) }
-        let wall = PlaneCandidate(alignment: "vertical", normal: SIMD3(0, 0, 1), origin: SIMD3(0.25, 0, -3),
+        let wall = PlaneCandidate(alignment: .vertical, normal: SIMD3(0, 0, 1), origin: SIMD3(0.25, 0, -3),
                                   outline: [SIMD3(-2.5, -1, -3), SIMD3(3, -1, -3), SIMD3(3, 1, -3), SIMD3(-2.5, 1, -3)], support: 400)
-        let piece = PlaneCandidate(alignment: "vertical", normal: pieceNormal, origin: onPiece(4.2, 0),
+        let piece = PlaneCandidate(alignment: .vertical, normal: pieceNormal, origin: onPiece(4.2, 0),
                                    outline: [onPiece(3.2, -1), onPiece(5.2, -1), onPiece(5.2, 1), onPiece(3.2, 1)], support: 120)
         var map = PlaneMap(parameters: PlaneDetection.Parameters())
         _ = try map.update(with: [wall], metresPerUnit: 1)
@@ -149,11 +149,11 @@ import Testing
             let along = normalize(cross(SIMD3(0, 1, 0), normal))
             let corners: [(Double, Double)] = [(-1, -1), (1, -1), (1, 1), (-1, 1)]
             let outline = corners.map { (u, v) -> SIMD3<Double> in origin + along * (u * width / 2) + SIMD3(0, v * height / 2, 0) }
-            return PlaneCandidate(alignment: "vertical", normal: normal, origin: origin, outline: outline, support: 100)
+            return PlaneCandidate(alignment: .vertical, normal: normal, origin: origin, outline: outline, support: 100)
         }
         func level(y: Double, z: ClosedRange<Double>) -> PlaneCandidate {
             let outline = [SIMD3(-1, y, z.lowerBound), SIMD3(1, y, z.lowerBound), SIMD3(1, y, z.upperBound), SIMD3(-1, y, z.upperBound)]
-            return PlaneCandidate(alignment: "horizontal", normal: SIMD3(0, 1, 0), origin: SIMD3(0, y, (z.lowerBound + z.upperBound) / 2),
+            return PlaneCandidate(alignment: .horizontal, normal: SIMD3(0, 1, 0), origin: SIMD3(0, y, (z.lowerBound + z.upperBound) / 2),
                                   outline: outline, support: 100)
         }
         let eye = SIMD3(0.0, 0, 0)

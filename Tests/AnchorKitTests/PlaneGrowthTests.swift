@@ -21,10 +21,10 @@ struct PlaneGrowthTests {
 
         // A 40 cm patch of the wall (normal +z, toward the camera), and the floor it stands on.
         func wallPatch(z: Double) -> Anchor {
-            PlaneMap.anchor(identifier: "plane/wall", alignment: "vertical", normal: SIMD3(0, 0, 1), origin: SIMD3(0, -0.5, z),
+            PlaneMap.anchor(identifier: "plane/wall", alignment: .vertical, normal: SIMD3(0, 0, 1), origin: SIMD3(0, -0.5, z),
                             outline: [SIMD3(-0.2, -0.7, z), SIMD3(0.2, -0.7, z), SIMD3(0.2, -0.3, z), SIMD3(-0.2, -0.3, z)], xAxis: nil)
         }
-        let floorPlane = PlaneMap.anchor(identifier: "plane/floor", alignment: "horizontal", normal: SIMD3(0, 1, 0),
+        let floorPlane = PlaneMap.anchor(identifier: "plane/floor", alignment: .horizontal, normal: SIMD3(0, 1, 0),
                                          origin: SIMD3(0, -1.5, -2), outline: [SIMD3(-2, -1.5, -1), SIMD3(2, -1.5, -1),
                                                                                SIMD3(2, -1.5, -3), SIMD3(-2, -1.5, -3)], xAxis: nil)
         let growth = PlaneGrowth()
@@ -54,7 +54,7 @@ struct PlaneGrowthTests {
                      try wallPiece(width: 0.6, height: 0.6, contrast: 60, seed: 5, at: SIMD3(0, -0.5, -3)),
                      try wallPiece(width: 0.04, height: 0.04, contrast: 60, seed: 7, at: SIMD3(0.44, -0.5, -3))]
         let pair = try Self.pair(of: scene)
-        let patch = PlaneMap.anchor(identifier: "plane/panel", alignment: "vertical", normal: SIMD3(0, 0, 1), origin: SIMD3(0, -0.5, -3),
+        let patch = PlaneMap.anchor(identifier: "plane/panel", alignment: .vertical, normal: SIMD3(0, 0, 1), origin: SIMD3(0, -0.5, -3),
                                     outline: [SIMD3(-0.2, -0.7, -3), SIMD3(0.2, -0.7, -3), SIMD3(0.2, -0.3, -3), SIMD3(-0.2, -0.3, -3)],
                                     xAxis: nil)
         let grown = try PlaneGrowth().points(on: patch, others: [], in: pair, metresPerUnit: 1)
@@ -67,7 +67,7 @@ struct PlaneGrowthTests {
     @Test func planeThroughTheCameraGivesNothing() throws {
         let (floor, wall) = try LevelSweepTests.floorAndWall(floorContrast: 40, wallDistance: 3)
         let pair = try Self.pair(of: [floor, wall])
-        let edgeOn = PlaneMap.anchor(identifier: "plane/x", alignment: "vertical", normal: SIMD3(1, 0, 0),
+        let edgeOn = PlaneMap.anchor(identifier: "plane/x", alignment: .vertical, normal: SIMD3(1, 0, 0),
                                      origin: SIMD3(0.2, -0.5, -2),
                                      outline: [SIMD3(0.2, -1, -1.5), SIMD3(0.2, -1, -2.5), SIMD3(0.2, 0, -2.5), SIMD3(0.2, 0, -1.5)],
                                      xAxis: nil)

@@ -194,7 +194,7 @@ struct RoomSceneTests {
                 if plane.identifier.hasPrefix("plane/table-") || plane.identifier.hasPrefix("plane/bench-")
                     || plane.identifier.hasPrefix("plane/cabinet-") {
                     sideIDs.insert(plane.identifier)
-                    #expect(plane.alignment == "vertical" && abs(plane.transform.rotation.columns.1.y) < 1e-9)
+                    #expect(plane.alignment == .vertical && abs(plane.transform.rotation.columns.1.y) < 1e-9)
                 }
             }
             let pose = update.camera.transform
@@ -357,14 +357,14 @@ struct RoomSceneTests {
                 let polygon = try #require(plane.polygon)
                 #expect(polygon.count == 4 && polygon.allSatisfy { abs($0.x) == plane.extent.x / 2 && abs($0.y) == plane.extent.y / 2 })
                 switch plane.alignment {
-                case "horizontal":
+                case .horizontal:
                     // Floors and tops face up, the ceiling down.
                     #expect(isNear(normal, SIMD3(0, plane.identifier == "plane/ceiling" ? -1 : 1, 0), 1e-9))
-                case "vertical":
+                case .vertical:
                     #expect(abs(normal.y) < 1e-9)
                     // Walls face the room: the camera is on their +y side (a box's sides face out of it).
                     if plane.identifier.hasPrefix("plane/wall-") { #expect(dot(normal, position - plane.transform.translation) > 0.2) }
-                default: Issue.record("\(plane.identifier): alignment \(plane.alignment ?? "nil")")
+                default: Issue.record("\(plane.identifier): alignment \(plane.alignment?.rawValue ?? "nil")")
                 }
             }
             #expect(total <= 1.0001, "frame \(update.frame): planes cover \(total) of the image")

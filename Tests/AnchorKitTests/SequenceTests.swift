@@ -313,7 +313,7 @@ struct SequenceTests {
         #expect(read.count == 1)
         #expect(read[0].anchors.map(\.kind) == [.image, .plane])
         #expect(read[0].anchors[1].polygon?.count == 3)
-        #expect(read[0].anchors[1].alignment == "horizontal")
+        #expect(read[0].anchors[1].alignment == .horizontal)
         #expect(read[0].anchors[1].coverage == 0.3)
     }
 

@@ -109,7 +109,7 @@ import Testing
         while let frame = try frames.nextFrame() { updates.append(try session.process(frame)) }
         #expect(updates.allSatisfy { $0.camera.scale == .metric && $0.camera.trackingState == .normal })
         let world = try #require(TrajectoryScorer().score(reported: updates, truth: truth))
-        #expect(world.alignment == "rigid" && world.absoluteTrajectoryErrorRMS < 1e-9)
+        #expect(world.alignment == .rigid && world.absoluteTrajectoryErrorRMS < 1e-9)
         let drift = try #require(world.anchorDriftCentimetres["image/graffiti"])
         #expect(drift < 1.0, "the poster's anchor wandered \(drift) cm")
     }
@@ -123,7 +123,7 @@ import Testing
         let truth = try #require(try sequence.groundTruth())
         var configuration = try Configuration(sequence: sequence)
         configuration.worldTracking = .visualOdometry(VisualOdometry.Parameters())
-        configuration.gravity = try GravityFile.read(contentsOf: sequence.resolve("gravity.jsonl"))
+        #expect(configuration.gravity?.count == 300, "the sequence's gravity comes with its configuration")
         configuration.planeDetection = [.horizontal, .vertical]
         let session = try Session(configuration: configuration)
         let frames = try sequence.openFrames()
@@ -156,7 +156,7 @@ import Testing
         let world = try #require(TrajectoryScorer().score(reported: updates, truth: Array(truth.prefix(120))))
         #expect(try #require(world.frameOfFirstNormal) <= 15, "normal tracking from frame \(world.frameOfFirstNormal ?? -1)")
         #expect(world.losses == 0)
-        #expect(world.alignment == "rigid", "the posters and markers make the world metric")
+        #expect(world.alignment == .rigid, "the posters and markers make the world metric")
         #expect(try #require(world.absoluteTrajectoryErrorPercent) < 2)
         #expect(abs(try #require(world.metricScaleErrorPercent)) < 3)
         // Targets seen in the metric world say whether they are placed yet; some are by now.
@@ -204,7 +204,7 @@ import Testing
         let trueFloor = try #require(truth.anchor("plane/floor"))
         let trueInCamera = truth.camera.cameraFrom(trueFloor.transform)
         let height = dot(-trueInCamera.translation, trueInCamera.rotation.columns.1)  // camera above the floor
-        let floors = update.anchors.filter { $0.kind == .plane && $0.alignment == "horizontal" }.map { plane in
+        let floors = update.anchors.filter { $0.kind == .plane && $0.alignment == .horizontal }.map { plane in
             let inCamera = update.camera.cameraFrom(plane.transform)
             let angle = acos(min(1, dot(inCamera.rotation.columns.1, trueInCamera.rotation.columns.1))) * 180 / .pi
             let offset = abs(dot(inCamera.translation - trueInCamera.translation, trueInCamera.rotation.columns.1))

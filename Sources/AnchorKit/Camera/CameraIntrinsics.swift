@@ -184,7 +184,7 @@ public struct CameraIntrinsics: Equatable, Sendable, Codable {
         return scale * (turned + 0.5) - offset
     }
 
-    /// The OpenGL-style projection matrix (16 numbers, column-major) for a viewport of
+    /// The OpenGL-style projection matrix for a viewport of
     /// `viewportSize` points showing the image in `orientation` with aspect fill
     /// (`ARCamera.projectionMatrix(for:viewportSize:zNear:zFar:)`). It maps the display camera's
     /// space (``InterfaceOrientation/displayFromCamera`` applied to ARKit camera space; see
@@ -192,7 +192,7 @@ public struct CameraIntrinsics: Equatable, Sendable, Codable {
     /// point lands at NDC (2 X / W - 1, 1 - 2 Y / H) where (X, Y) is its viewport point, and z
     /// in [-1, 1] between `zNear` and `zFar` (metres). Distortion is ignored.
     public func projectionMatrix(for orientation: InterfaceOrientation, viewportSize: SIMD2<Double>,
-                                 zNear: Double = 0.001, zFar: Double = 1000) -> [Double] {
+                                 zNear: Double = 0.001, zFar: Double = 1000) -> Matrix4 {
         let k = rotated(for: orientation)
         let (s, o) = viewportMapping(for: orientation, viewportSize: viewportSize)
         let vw = viewportSize.x, vh = viewportSize.y
@@ -202,17 +202,13 @@ public struct CameraIntrinsics: Equatable, Sendable, Codable {
         let d = (2 * s * (k.cy + 0.5) - 2 * o.y) / vh - 1   // column 2, row 1
         let e = -(zFar + zNear) / (zFar - zNear)
         let f = -2 * zFar * zNear / (zFar - zNear)
-        // Column-major: each group of four is one column.
-        return [a, 0, 0, 0,
-                0, b, 0, 0,
-                c, d, e, -1,
-                0, 0, f, 0]
+        return Matrix4(columns: (SIMD4(a, 0, 0, 0), SIMD4(0, b, 0, 0), SIMD4(c, d, e, -1), SIMD4(0, 0, f, 0)))
     }
 
     /// ``projectionMatrix(for:viewportSize:zNear:zFar:)`` for the image as captured
     /// (`.landscapeRight`, a viewport of the image's size): pixel centre (u, v) lands at NDC
     /// ((2u + 1) / W - 1, 1 - (2v + 1) / H).
-    public func projectionMatrix(zNear: Double = 0.001, zFar: Double = 1000) -> [Double] {
+    public func projectionMatrix(zNear: Double = 0.001, zFar: Double = 1000) -> Matrix4 {
         projectionMatrix(for: .landscapeRight, viewportSize: SIMD2(Double(width), Double(height)), zNear: zNear, zFar: zFar)
     }
 }

@@ -105,21 +105,21 @@ public struct Matrix3: Equatable, Sendable {
 
 
 /// The cross product of two 3-vectors.
-@inlinable public func cross(_ a: SIMD3<Double>, _ b: SIMD3<Double>) -> SIMD3<Double> {
+@inlinable package func cross(_ a: SIMD3<Double>, _ b: SIMD3<Double>) -> SIMD3<Double> {
     SIMD3(a.y * b.z - a.z * b.y, a.z * b.x - a.x * b.z, a.x * b.y - a.y * b.x)
 }
 
 /// The dot product of two vectors.
-@inlinable public func dot<V: SIMD>(_ a: V, _ b: V) -> V.Scalar where V.Scalar: FloatingPoint {
+@inlinable package func dot<V: SIMD>(_ a: V, _ b: V) -> V.Scalar where V.Scalar: FloatingPoint {
     (a * b).sum()
 }
 
 /// The Euclidean length of a vector.
-@inlinable public func length<V: SIMD>(_ v: V) -> V.Scalar where V.Scalar: FloatingPoint {
+@inlinable package func length<V: SIMD>(_ v: V) -> V.Scalar where V.Scalar: FloatingPoint {
     (v * v).sum().squareRoot()
 }
 
 /// The vector scaled to unit length.
-@inlinable public func normalize<V: SIMD>(_ v: V) -> V where V.Scalar: FloatingPoint {
+@inlinable package func normalize<V: SIMD>(_ v: V) -> V where V.Scalar: FloatingPoint {
     v / length(v)
 }

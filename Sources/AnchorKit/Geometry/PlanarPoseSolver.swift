@@ -13,7 +13,7 @@ public struct PoseHypothesis: Sendable {
 ///
 /// A plane seen from a distance has two poses that explain its points almost equally well (the
 /// target tilted toward or away from the camera). Both are returned, best first, so that callers
-/// can resolve the ambiguity (``MarkerTracker`` does so with ``MarkerPoseTrack``).
+/// can resolve the ambiguity (``MarkerTracker`` does so with `MarkerPoseTrack`).
 public enum PlanarPoseSolver {
     /// Both pose hypotheses for each target; `corners` holds four corners (TL, TR, BR, BL) per
     /// target, `side` is the square's side in metres.

@@ -77,7 +77,7 @@ public struct Transform: Equatable, Sendable {
     /// The same transform between frames of a world whose lengths were all multiplied by
     /// `factor` about A's (or B's) origin: the rotation stays, the translation scales. How a
     /// monocular map's poses follow when the map is made metric.
-    public func scaled(by factor: Double) -> Transform {
+    public func translationScaled(by factor: Double) -> Transform {
         Transform(rotation: rotation, translation: translation * factor)
     }
 

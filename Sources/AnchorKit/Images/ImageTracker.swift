@@ -22,7 +22,7 @@ import Foundation
 ///   outline keeps its shape. The exposure's share of the frame interval is learnt from the
 ///   blurs that fit.
 /// - Pose: IPPE on the refined corners (then least-squares reprojection), blended over time by
-///   a ``PlanarPoseTrack``.
+///   a `PlanarPoseTrack`.
 public final class ImageTracker: AnchorTracker {
     /// Tuning.
     public struct Parameters: Sendable {

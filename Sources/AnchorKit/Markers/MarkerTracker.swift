@@ -6,15 +6,15 @@
 /// pass for large newcomers. A confirmed marker its region misses (blurred, oblique, partly outside
 /// the image) is followed by aligning its ideal picture from the predicted corners, shifted as the
 /// markers found in the frame moved, and kept when the picture correlates well with the image.
-/// Several markers may print the same id: ``MarkerInstances`` tells them apart and numbers them
+/// Several markers may print the same id: `MarkerInstances` tells them apart and numbers them
 /// (anchor ids `marker/<dictionary>/<id>/<instance>` after the first).
 ///
 /// Pose: refined corners, and both IPPE_SQUARE hypotheses per marker. A likelihood-ratio test on
 /// the two hypotheses' reprojection errors says when a frame is decisive; each marker's
-/// ``PlanarPoseTrack`` follows both hypotheses over time, weighted by their covariances, and
+/// `PlanarPoseTrack` follows both hypotheses over time, weighted by their covariances, and
 /// reports the one the evidence favours (with a weak prior toward the orientation of the frame's
 /// decisive markers). With `parameters.filter = nil` each frame stands alone. Markers that keep
-/// their places relative to one another are then reported through the ``MarkerLayout`` they form
+/// their places relative to one another are then reported through the `MarkerLayout` they form
 /// (``Parameters/learnsLayout``). The reported corners are the detected ones.
 public final class MarkerTracker: AnchorTracker {
     /// Tuning of the ambiguity resolution.
@@ -59,7 +59,7 @@ public final class MarkerTracker: AnchorTracker {
         /// new markers large enough (a quarter of the resolution finds ~40 px ones); nil: not at all.
         public var coarseSearchDecimation: Double? = 4
         /// An instance of an id unseen for this many frames gives its number to the next marker
-        /// with that id found away from every instance (see ``MarkerInstances``).
+        /// with that id found away from every instance (see `MarkerInstances`).
         public var instanceMemoryFrames = 2
         /// Every frame on its own (still photos): state is cleared before each.
         public var independentFrames = false
@@ -68,7 +68,7 @@ public final class MarkerTracker: AnchorTracker {
         /// Markers that keep their places relative to one another (printed on walls, tables,
         /// boards) are reported through the layout they form: the camera's pose from all their
         /// corners together, and each marker's place refined over many views (see
-        /// ``MarkerLayout``). A marker that moves is reported on its own pose. false: each
+        /// `MarkerLayout`). A marker that moves is reported on its own pose. false: each
         /// marker on its own.
         public var learnsLayout = true
         public init() {}

@@ -117,7 +117,7 @@ struct LevelSweep {
         found.update { $0 * factor }
         seenFrom.update { $0 * factor }
         latestPairs = []
-        for i in views.indices { views[i].transform = views[i].transform.scaled(by: factor) }
+        for i in views.indices { views[i].transform = views[i].transform.translationScaled(by: factor) }
     }
 
     /// The points of `reference`'s blocks that match `other` on one level plane.

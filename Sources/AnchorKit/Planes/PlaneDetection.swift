@@ -33,7 +33,7 @@ public struct PlaneDetection: OptionSet, Sendable {
     }
 
     /// How planes are found in the map's points. Lengths are metres once the world is metric;
-    /// before, they are scaled by the map's estimated unit (``PlaneFinder``).
+    /// before, they are scaled by the map's estimated unit (`PlaneFinder`).
     public struct Parameters: Sendable {
         /// Largest distance of a point from its plane, metres.
         public var inlierDistance = 0.025
@@ -64,7 +64,7 @@ public struct PlaneDetection: OptionSet, Sendable {
         /// floor in the top view, has as many points just beside it as in it. Cells below the
         /// ratio are not part of the plane.
         public var minimumContrast = 1.5
-        /// Most lines of sight (``FreeSpace``) through a surface, per map point on it: more, and
+        /// Most lines of sight (`FreeSpace`) through a surface, per map point on it: more, and
         /// the surface is a chance alignment of points the camera saw other things through.
         public var maximumSightLines = 0.2
         /// Least distance of a line of sight's ends from a surface, and of its crossing from the

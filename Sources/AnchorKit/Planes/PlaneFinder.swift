@@ -3,7 +3,7 @@ import Foundation
 /// One plane found in one pass over the map, in the session's world (+y up).
 struct PlaneCandidate {
     /// `horizontal`, `vertical` or `any` (FORMATS.md's plane `alignment`).
-    var alignment: String
+    var alignment: PlaneAlignment
     /// Unit normal, toward the side the camera sees.
     var normal: SIMD3<Double>
     /// A point of the plane: its supporting points' centroid.
@@ -61,7 +61,7 @@ package struct PlaneFinder {
                 let inliers = pool.filter { abs(dot(line.normal, SIMD2(points[$0].x, points[$0].z)) - line.offset) <= tolerance }
                 let along = SIMD3(-line.normal.y, 0, line.normal.x), normal = SIMD3(line.normal.x, 0, line.normal.y)
                 for surface in surfaces(inliers, points: points, judgedBy: mapPoints.count, normal: normal, offset: line.offset,
-                                        axes: (along, SIMD3(0, 1, 0)), alignment: "vertical",
+                                        axes: (along, SIMD3(0, 1, 0)), alignment: .vertical,
                                         viewpoint: viewpoint, metresPerUnit: unit) {
                     found.append(surface.candidate)
                     for i in surface.members { used[i] = true }
@@ -81,7 +81,7 @@ package struct PlaneFinder {
                 guard let height = densestHeight(pool.map { points[$0].y }, within: tolerance) else { break }
                 let band = pool.filter { abs(points[$0].y - height) <= tolerance }
                 for surface in surfaces(band, points: points, judgedBy: points.count, normal: SIMD3(0, 1, 0), offset: height,
-                                        axes: (SIMD3(1, 0, 0), SIMD3(0, 0, 1)), alignment: "horizontal",
+                                        axes: (SIMD3(1, 0, 0), SIMD3(0, 0, 1)), alignment: .horizontal,
                                         viewpoint: viewpoint, metresPerUnit: unit)
                 where !isWallSlice(surface.members, points: points, walls: walls, tolerance: tolerance) {
                     var c = surface.candidate
@@ -110,7 +110,7 @@ package struct PlaneFinder {
                 let generic = tilt > parameters.arbitraryMinimumTilt && tilt < .pi / 2 - parameters.arbitraryMinimumTilt
                 if generic {
                     found += surfaces(inliers, points: points, judgedBy: mapPoints.count, normal: plane.normal, offset: plane.offset,
-                                      axes: Self.basis(plane.normal), alignment: "any",
+                                      axes: Self.basis(plane.normal), alignment: .any,
                                       viewpoint: viewpoint, metresPerUnit: unit).map(\.candidate)
                 }
                 let onPlane = Set(inliers)
@@ -197,7 +197,7 @@ package struct PlaneFinder {
     /// The planarity contrast is judged by the first `judges` points only (map points for walls:
     /// a level sweep's points near a wall are depths of its patches, not evidence of it).
     private func surfaces(_ members: [Int], points: [SIMD3<Double>], judgedBy judges: Int, normal: SIMD3<Double>, offset: Double,
-                          axes: (SIMD3<Double>, SIMD3<Double>), alignment: String, viewpoint: SIMD3<Double>,
+                          axes: (SIMD3<Double>, SIMD3<Double>), alignment: PlaneAlignment, viewpoint: SIMD3<Double>,
                           metresPerUnit unit: Double) -> [(candidate: PlaneCandidate, members: [Int])] {
         let side = dot(normal, viewpoint) - offset >= 0 ? 1.0 : -1.0
         let cell = parameters.cellSize / unit
@@ -209,7 +209,7 @@ package struct PlaneFinder {
             guard surface.count >= parameters.minimumPoints, Self.spread(flat).minor >= parameters.minimumSpread / unit else { return nil }
             // An upright plane's direction is that of its points' top view: a narrow cluster (a
             // strip along a box's edge, and a stray point) turns it any way.
-            if alignment == "vertical" {
+            if alignment == .vertical {
                 let along = flat.map(\.x).sorted(), n = along.count
                 guard along[n * 9 / 10] - along[n / 10] >= parameters.minimumWidth / unit else { return nil }
             }
@@ -263,7 +263,7 @@ package struct PlaneFinder {
     }
 
     /// The candidate for `members` on the plane with `normal` through their centroid.
-    private func candidate(_ members: [Int], points: [SIMD3<Double>], normal: SIMD3<Double>, alignment: String) -> PlaneCandidate {
+    private func candidate(_ members: [Int], points: [SIMD3<Double>], normal: SIMD3<Double>, alignment: PlaneAlignment) -> PlaneCandidate {
         let p = members.map { points[$0] }
         var origin = p.reduce(SIMD3<Double>.zero, +) / Double(p.count)
         // Along the normal, the median: a surface's points have a long tail on one side (the

@@ -81,7 +81,7 @@ struct PlaneMap {
         }
         let growth = PlaneGrowth()
         for pair in pairs {
-            for i in anchors.indices where anchors[i].alignment != "horizontal" {
+            for i in anchors.indices where anchors[i].alignment != .horizontal {
                 let others = anchors.indices.filter { $0 != i }.map { anchors[$0] }
                 if let grown = Self.extended(anchors[i], with: try growth.points(on: anchors[i], others: others, in: pair,
                                                                                  metresPerUnit: unit)) {
@@ -101,7 +101,7 @@ struct PlaneMap {
         guard !points.isEmpty else { return nil }
         let normal = plane.transform.rotation.columns.1, origin = plane.transform.translation
         let outline = Self.outline(of: plane) + points.map { $0 - normal * dot($0 - origin, normal) }
-        let grown = anchor(identifier: plane.identifier, alignment: plane.alignment ?? "any", normal: normal, origin: origin,
+        let grown = anchor(identifier: plane.identifier, alignment: plane.alignment ?? .any, normal: normal, origin: origin,
                            outline: outline, xAxis: plane.transform.rotation.columns.0)
         return ConvexPolygon.area(grown.polygon ?? []) > ConvexPolygon.area(plane.polygon ?? []) * (1 + 1e-9) ? grown : nil
     }
@@ -109,7 +109,7 @@ struct PlaneMap {
     /// Multiplies every length by `factor` (the world became metric).
     mutating func rescale(by factor: Double) {
         for i in anchors.indices {
-            anchors[i].transform = anchors[i].transform.scaled(by: factor)
+            anchors[i].transform = anchors[i].transform.translationScaled(by: factor)
             anchors[i].extent *= factor
             anchors[i].polygon = anchors[i].polygon?.map { $0 * factor }
         }
@@ -169,7 +169,7 @@ struct PlaneMap {
     /// `xAxis` (kept from the plane's previous pose so that content on it does not spin) or
     /// along the longer side of its boundary; origin at the centre of the boundary's bounding rectangle in those axes,
     /// extent that rectangle's size, polygon the boundary's hull in the anchor's x-z plane.
-    static func anchor(identifier: String, alignment: String, normal: SIMD3<Double>, origin: SIMD3<Double>,
+    static func anchor(identifier: String, alignment: PlaneAlignment, normal: SIMD3<Double>, origin: SIMD3<Double>,
                        outline: [SIMD3<Double>], xAxis: SIMD3<Double>?) -> Anchor {
         let basis = PlaneFinder.basis(normal)
         func flat(_ p: SIMD3<Double>) -> SIMD2<Double> { SIMD2(dot(p - origin, basis.0), dot(p - origin, basis.1)) }

@@ -10,16 +10,6 @@ public enum RaycastTarget: String, Codable, Sendable, CaseIterable {
     case estimatedPlane
 }
 
-/// Which orientations of surface a raycast accepts (ARRaycastQuery.TargetAlignment).
-public enum RaycastAlignment: String, Codable, Sendable, CaseIterable {
-    /// Normal along the world's +y or -y.
-    case horizontal
-    /// Normal perpendicular to +y.
-    case vertical
-    /// Either, or slanted.
-    case any
-}
-
 /// A ray in the session's world to intersect with its surfaces (ARRaycastQuery).
 public struct RaycastQuery: Equatable, Sendable {
     /// Where the ray starts (the camera centre for a screen tap), world units.
@@ -27,10 +17,10 @@ public struct RaycastQuery: Equatable, Sendable {
     /// Unit direction.
     public var direction: SIMD3<Double>
     public var target: RaycastTarget
-    public var alignment: RaycastAlignment
+    public var alignment: PlaneAlignment
 
     /// A query along `direction` (normalised here) from `origin`.
-    public init(origin: SIMD3<Double>, direction: SIMD3<Double>, target: RaycastTarget, alignment: RaycastAlignment) {
+    public init(origin: SIMD3<Double>, direction: SIMD3<Double>, target: RaycastTarget, alignment: PlaneAlignment) {
         self.origin = origin; self.direction = normalize(direction); self.target = target; self.alignment = alignment
     }
 }
@@ -53,7 +43,7 @@ extension CameraState {
     /// The query for a tap at `pixel` of this camera's frame (the image's pixel convention;
     /// lens distortion is removed): from the camera centre through the pixel. Nil without
     /// intrinsics.
-    public func raycastQuery(from pixel: SIMD2<Double>, target: RaycastTarget, alignment: RaycastAlignment) -> RaycastQuery? {
+    public func raycastQuery(from pixel: SIMD2<Double>, target: RaycastTarget, alignment: PlaneAlignment) -> RaycastQuery? {
         guard let intrinsics else { return nil }
         let inCamera = intrinsics.unproject(pixel, depth: 1)  // ARKit camera axes
         return RaycastQuery(origin: transform.translation, direction: transform.rotation * inCamera,
@@ -106,8 +96,8 @@ public enum Raycaster {
         return (t, point, frame.inverse.apply(to: point))
     }
 
-    private static func accepts(_ planeAlignment: String?, _ wanted: RaycastAlignment) -> Bool {
-        wanted == .any || planeAlignment == wanted.rawValue
+    private static func accepts(_ planeAlignment: PlaneAlignment?, _ wanted: PlaneAlignment) -> Bool {
+        wanted == .any || planeAlignment == wanted
     }
 
     /// The ray's hit on the surface through the first feature points it passes (within

@@ -23,7 +23,7 @@ struct WallSpan {
     /// The span of an upright plane anchor's boundary; nil for other planes.
     init?(_ plane: Anchor) {
         let corners = PlaneMap.outline(of: plane)
-        guard plane.alignment == "vertical", !corners.isEmpty else { return nil }
+        guard plane.alignment == .vertical, !corners.isEmpty else { return nil }
         let n = plane.transform.rotation.columns.1, normal = normalize(SIMD2(n.x, n.z))
         self.init(normal: normal, offset: dot(normal, SIMD2(plane.transform.translation.x, plane.transform.translation.z)),
                   spanning: corners, heights: corners.map(\.y))

@@ -30,7 +30,7 @@ public struct Anchor: Equatable, Sendable {
     /// in the reference image / the dictionary's canonical orientation).
     public var corners: [SIMD2<Double>]?
     /// Plane anchors: `horizontal` or `vertical`.
-    public var alignment: String?
+    public var alignment: PlaneAlignment?
     /// Plane anchors: the boundary in the anchor's x-z plane, metres.
     public var polygon: [SIMD2<Double>]?
     /// Ground truth only: the fraction of the target's area in the frame and not occluded.
@@ -44,7 +44,7 @@ public struct Anchor: Equatable, Sendable {
     public var isPlaced: Bool?
 
     public init(identifier: String, kind: Kind, name: String? = nil, isTracked: Bool, transform: Transform,
-                extent: SIMD2<Double>, corners: [SIMD2<Double>]? = nil, alignment: String? = nil,
+                extent: SIMD2<Double>, corners: [SIMD2<Double>]? = nil, alignment: PlaneAlignment? = nil,
                 polygon: [SIMD2<Double>]? = nil, visible: Double? = nil, coverage: Double? = nil) {
         self.identifier = identifier; self.kind = kind; self.name = name; self.isTracked = isTracked
         self.transform = transform; self.extent = extent; self.corners = corners
@@ -90,7 +90,7 @@ extension Anchor: Codable {
         }
         extent = SIMD2(e[0], e[1])
         corners = try c.decodePoints(forKey: .corners, count: 4)
-        alignment = try c.decodeIfPresent(String.self, forKey: .alignment)
+        alignment = try c.decodeIfPresent(PlaneAlignment.self, forKey: .alignment)
         polygon = try c.decodePoints(forKey: .polygon, count: nil)
         visible = try c.decodeIfPresent(Double.self, forKey: .visible)
         coverage = try c.decodeIfPresent(Double.self, forKey: .coverage)

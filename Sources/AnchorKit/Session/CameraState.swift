@@ -31,10 +31,10 @@ public struct CameraState: Equatable, Sendable {
 
     /// The projection matrix for a viewport of `viewportSize` points showing this frame in
     /// `orientation` with aspect fill (`ARCamera.projectionMatrix(for:viewportSize:zNear:zFar:)`),
-    /// 16 numbers column-major; nil without intrinsics. `projection * viewMatrix(for:) * p` is
+    /// nil without intrinsics. `projection * viewMatrix(for:) * p` is
     /// the clip-space position of world point p.
     public func projectionMatrix(for orientation: InterfaceOrientation, viewportSize: SIMD2<Double>,
-                                 zNear: Double = 0.001, zFar: Double = 1000) -> [Double]? {
+                                 zNear: Double = 0.001, zFar: Double = 1000) -> Matrix4? {
         intrinsics?.projectionMatrix(for: orientation, viewportSize: viewportSize, zNear: zNear, zFar: zFar)
     }
 

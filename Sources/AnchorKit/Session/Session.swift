@@ -149,7 +149,7 @@ public final class Session {
         try levelSweep.add(.init(image: frame.gray(), transform: camera.transform), camera: configuration.camera,
                            metresPerUnit: unit, findingLevels: configuration.planeDetection.contains(.horizontal))
         let finder = PlaneFinder(detection: configuration.planeDetection, parameters: configuration.planeFinding)
-        let walls = planes!.anchors.filter { $0.alignment != "horizontal" }.map(PlanarRegion.init)
+        let walls = planes!.anchors.filter { $0.alignment != .horizontal }.map(PlanarRegion.init)
         let level = levelSweep.points(besides: walls, margin: 3 * configuration.planeFinding.inlierDistance / unit)
         let candidates = finder.find(in: points, levelPoints: level.points, recentLevelPoints: level.recentCount,
                                      knownPlanes: planes!.anchors,
@@ -206,7 +206,7 @@ public final class Session {
             world.rescale(by: factor)
             planes?.rescale(by: factor)
             levelSweep.rescale(by: factor)
-            location.worldFromCamera = pose.scaled(by: factor)
+            location.worldFromCamera = pose.translationScaled(by: factor)
             location.scale = .metric
         }
         guard let pose = location.worldFromCamera else {

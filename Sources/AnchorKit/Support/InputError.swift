@@ -14,7 +14,7 @@ public struct InputError: Error, CustomStringConvertible {
 }
 
 /// A one-line description of any error, for command-line messages.
-public func describe(_ error: Error) -> String {
+package func describe(_ error: Error) -> String {
     let text = String(describing: error)
     return text.split(whereSeparator: \.isNewline).joined(separator: " ")
 }

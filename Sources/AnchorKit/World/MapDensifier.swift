@@ -84,8 +84,8 @@ struct MapDensifier {
     mutating func rescale(by factor: Double) {
         found.update { $0 * factor }
         for i in pending.indices {
-            pending[i].first.pose = pending[i].first.pose.scaled(by: factor)
-            pending[i].second.pose = pending[i].second.pose.scaled(by: factor)
+            pending[i].first.pose = pending[i].first.pose.translationScaled(by: factor)
+            pending[i].second.pose = pending[i].second.pose.translationScaled(by: factor)
         }
     }
 

@@ -18,7 +18,7 @@ import Foundation
 ///   refined as a new keyframe's.
 ///
 /// Internally poses are `opencvCamera_from_world` with the world the origin keyframe's OpenCV
-/// camera frame; ``locate(_:)`` reports `arkitWorld_from_arkitCamera`, with the ARKit world the
+/// camera frame; `locate(_:)` reports `arkitWorld_from_arkitCamera`, with the ARKit world the
 /// origin camera's ARKit frame: `F · inverse(cv) · F`, `F = diag(1, -1, -1)`.
 public final class VisualOdometry: WorldTracker {
     /// Thresholds of the pipeline.
@@ -159,18 +159,18 @@ public final class VisualOdometry: WorldTracker {
     public func rescale(by factor: Double) {
         points = points.map { $0 * factor }
         for k in keyframes.indices {
-            keyframes[k].pose = keyframes[k].pose.scaled(by: factor)
+            keyframes[k].pose = keyframes[k].pose.translationScaled(by: factor)
             keyframes[k].landmarks = keyframes[k].landmarks.map { ($0.position * factor, $0.pixel) }
         }
-        pose = pose?.scaled(by: factor)
-        velocity = velocity.scaled(by: factor)
+        pose = pose?.translationScaled(by: factor)
+        velocity = velocity.translationScaled(by: factor)
         densifier.rescale(by: factor)
         metric = true
         mapRevision += 1
     }
 
     /// The tracked map's points, then the denser points triangulated between keyframes for the
-    /// map's users (``MapDensifier``; found here, on first demand after each keyframe).
+    /// map's users (`MapDensifier`; found here, on first demand after each keyframe).
     public var mapPoints: [SIMD3<Double>] {
         // A failure of the dense step (a native error on odd input) costs only the extra points.
         try? densifier.densify(camera: camera)

@@ -32,11 +32,13 @@ extension ReferenceImageSet {
 }
 
 extension Configuration {
-    /// The configuration a recorded sequence describes (its camera, markers and reference
-    /// images, loaded from the sequence folder).
+    /// The configuration a recorded sequence describes: its camera, markers, reference images
+    /// and per-frame gravity (which aligns a world tracked by odometry), loaded from the
+    /// sequence folder. World tracking stays off until set.
     public init(sequence: RecordedSequence) throws {
         let d = sequence.description
         let images = try d.images.flatMap { $0.isEmpty ? nil : try ReferenceImageSet(targets: $0, folder: sequence.folder) }
         self.init(camera: d.camera, markers: d.markers ?? [], referenceImages: images)
+        gravity = try d.gravity.map { try GravityFile.read(contentsOf: sequence.resolve($0)) }
     }
 }

@@ -43,7 +43,7 @@ public enum DebugView {
                     }
                 }
                 if let at = labelAt {
-                    let name = anchor.kind == .plane ? "\(anchor.identifier) \(anchor.alignment ?? "")" : anchor.identifier
+                    let name = anchor.kind == .plane ? "\(anchor.identifier) \(anchor.alignment?.rawValue ?? "")" : anchor.identifier
                     labels.append(TextLabel(name, at: at + SIMD2(4, -6), color: anchor.kind == .plane ? .cyan : .yellow, height: 10))
                 }
             }
