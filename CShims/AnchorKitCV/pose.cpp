@@ -144,27 +144,4 @@ ak_status ak_solve_square_poses(const ak_camera *camera, double side, const floa
     });
 }
 
-ak_status ak_project_points(const ak_camera *camera, const double *points, int count, double *pixels) {
-    static const char *fn = "ak_project_points";
-    return guarded(fn, [&]() -> ak_status {
-        if (ak_status s = check_camera(fn, camera)) return s;
-        if (count < 0) return fail(AK_ERR_ARGUMENT, fn, "count must be >= 0, got %d", count);
-        if (count == 0) return AK_OK;
-        if (!points || !pixels) return fail(AK_ERR_ARGUMENT, fn, "points or pixels is NULL");
-        const cv::Mat object(count, 1, CV_64FC3, const_cast<double *>(points));
-        cv::Mat image(count, 1, CV_64FC2, pixels);  // written in place
-        const cv::Vec3d zero(0, 0, 0);
-        cv::projectPoints(object, zero, zero, camera_matrix(*camera), distortion(*camera), image);
-        if (image.data != reinterpret_cast<uchar *>(pixels))
-            CV_Error(cv::Error::StsInternal, "projectPoints reallocated its output");
-        // OpenCV divides by z without a check (z = 0 gives (fx*x+cx, ...), z < 0 a mirrored point):
-        // points on or behind the camera plane have no pixel, report NaN.
-        const double nan = std::numeric_limits<double>::quiet_NaN();
-        for (int i = 0; i < count; ++i) {
-            if (!(points[3 * i + 2] > 0)) pixels[2 * i] = pixels[2 * i + 1] = nan;
-        }
-        return AK_OK;
-    });
-}
-
 }  // extern "C"

@@ -9,25 +9,13 @@ import Testing
 /// failing case is reproducible from its seed and number.
 @Suite("Fuzzing the input readers")
 struct FuzzTests {
-    /// SplitMix64: small, fast, and the same sequence on every platform.
-    struct Generator: RandomNumberGenerator {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-    }
-
     /// Numbers that readers must survive where a number was.
     static let awkwardNumbers = ["1e308", "-1e308", "-0", "NaN", "\"NaN\"", "inf", "1e-320", "-1", "0", "4294967296",
                                  "99999999999999999999", "-9223372036854775808", "0.5", "null", "[]", "\"\""]
 
     /// One mutation of `bytes`: bit flips, a cut, inserted or deleted bytes, a duplicated run,
     /// a number replaced by an awkward one, or (binary files) a 4- or 8-byte field overwritten.
-    static func mutate(_ bytes: [UInt8], binary: Bool, _ g: inout Generator) -> [UInt8] {
+    static func mutate(_ bytes: [UInt8], binary: Bool, _ g: inout SplitMix64) -> [UInt8] {
         var b = bytes
         guard !b.isEmpty else { return [UInt8](Self.awkwardNumbers.randomElement(using: &g)!.utf8) }
         switch Int.random(in: 0..<(binary ? 7 : 6), using: &g) {
@@ -65,7 +53,7 @@ struct FuzzTests {
     /// loads each with `load`.
     static func replay(_ seed: [UInt8], tail: ArraySlice<UInt8> = [], as name: String, in folder: TemporaryFolder, count: Int,
                        binary: Bool = false, key: UInt64, load: (String) throws -> Void) throws {
-        var g = Generator(state: key)
+        var g = SplitMix64(seed: key)
         let path = folder.file(name)
         for n in 0..<count {
             var mutant = seed
@@ -119,7 +107,7 @@ struct FuzzTests {
             _ = try RecordedSequence(folder: folder.path).openFrames().nextFrame()
         }
         // The pattern alone, with % and digits thrown in.
-        var g = Generator(state: 111)
+        var g = SplitMix64(seed: 111)
         for n in 0..<200 {
             var pattern = Array("frames/%06d.png".utf8)
             for _ in 0..<Int.random(in: 1...3, using: &g) {

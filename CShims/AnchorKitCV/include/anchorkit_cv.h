@@ -225,8 +225,6 @@ typedef struct {
 ak_status ak_solve_square_poses(const ak_camera *camera, double side, const float *corners, int count,
                                 ak_square_pose *poses);
 
-/* Projects `count` points (x, y, z, OpenCV camera convention, metres) to pixels with distortion. */
-ak_status ak_project_points(const ak_camera *camera, const double *points, int count, double *pixels);
 
 /* ---------------------------------------------------------------- features (planar images) */
 

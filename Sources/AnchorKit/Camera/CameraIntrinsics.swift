@@ -4,7 +4,7 @@ import Foundation
 ///
 /// Pixel coordinates follow OpenCV: origin at the top-left pixel's centre, x right, y down.
 /// Camera-space points given to or returned by ``project(_:)`` and ``unproject(_:depth:)`` use
-/// ARKit's convention (+y up, the camera looks along -z; see ``CameraConvention``).
+/// ARKit's convention (+y up, the camera looks along -z; see `CameraConvention`).
 public struct CameraIntrinsics: Equatable, Sendable, Codable {
     /// Image width and height in pixels.
     public var width: Int
@@ -47,9 +47,9 @@ public struct CameraIntrinsics: Equatable, Sendable, Codable {
     }
 
     /// Checks that the numbers describe a usable camera: positive size (at most 16384 px a side),
-    /// focal lengths within ``Plausible/focalLengthPerSide`` of the larger side, a principal
+    /// focal lengths within `Plausible.focalLengthPerSide` of the larger side, a principal
     /// point inside the image, and 0, 4 or 5 finite distortion coefficients of at most
-    /// ``Plausible/distortionMagnitude``.
+    /// `Plausible.distortionMagnitude`.
     public func validate() throws {
         func fail(_ why: String) -> IntrinsicsError { IntrinsicsError(message: why) }
         guard width > 0, height > 0, width <= 16384, height <= 16384 else {

@@ -31,7 +31,7 @@ public struct PoseFilter: Sendable {
     private let parameters: Parameters
 
     /// Starts from a measurement with its 6x6 covariance (`[δθ, δt]`).
-    public init(pose: Transform, covariance: DenseMatrix, time: Double, parameters: Parameters = Parameters()) {
+    package init(pose: Transform, covariance: DenseMatrix, time: Double, parameters: Parameters = Parameters()) {
         self.pose = pose
         self.time = time
         self.parameters = parameters
@@ -59,7 +59,7 @@ public struct PoseFilter: Sendable {
     }
 
     /// The squared Mahalanobis distance of a measurement from the prediction at `time`.
-    public func distance(of measurement: Transform, covariance: DenseMatrix, at time: Double) -> Double {
+    package func distance(of measurement: Transform, covariance: DenseMatrix, at time: Double) -> Double {
         let (_, p) = propagated(to: time)
         let (y, s) = innovation(measurement, covariance, predicted(at: time), p)
         guard let si = s.inverse else { return .infinity }
@@ -69,7 +69,7 @@ public struct PoseFilter: Sendable {
     /// Predicts to `time` and blends in a measurement (`camera_from_target` and its 6x6
     /// covariance in `[δθ, δt]`, radians and metres). Returns the filtered pose.
     @discardableResult
-    public mutating func update(_ measurement: Transform, covariance c: DenseMatrix, at time: Double) -> Transform {
+    package mutating func update(_ measurement: Transform, covariance c: DenseMatrix, at time: Double) -> Transform {
         let (_, p) = propagated(to: time)
         let prior = predicted(at: time)
         let (y, s) = innovation(measurement, c, prior, p)

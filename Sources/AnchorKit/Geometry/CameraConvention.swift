@@ -5,7 +5,7 @@
 ///
 /// The two differ by `F = diag(1, -1, -1)`, which is its own inverse, so
 /// `arkit_from_opencv = opencv_from_arkit = F`.
-public enum CameraConvention {
+package enum CameraConvention {
     /// `diag(1, -1, -1)` as a rigid transform: maps OpenCV camera points to ARKit camera points
     /// and back.
     public static let flip = Transform(rotation: .diagonal(SIMD3(1, -1, -1)), translation: .zero)
@@ -29,7 +29,7 @@ public enum CameraConvention {
 ///   +y out of the printed face, +z toward the **bottom** edge; the target lies in x-z.
 ///
 /// `opencvTarget_from_anchor` maps anchor x to x, anchor y to z, anchor z to -y.
-public enum TargetConvention {
+package enum TargetConvention {
     /// `opencvTarget_from_anchor`.
     public static let opencvFromAnchor = Transform(
         rotation: Matrix3(rows: SIMD3(1, 0, 0), SIMD3(0, 0, -1), SIMD3(0, 1, 0)), translation: .zero)

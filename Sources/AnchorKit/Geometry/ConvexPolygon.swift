@@ -1,6 +1,6 @@
 /// Area, intersection and hulls of convex polygons in a plane (the image, in pixels, or a plane
 /// anchor's x-z plane, in metres).
-public enum ConvexPolygon {
+package enum ConvexPolygon {
     /// The signed area (positive for counter-clockwise in x-right, y-up axes; for image axes
     /// with y down, clockwise-looking polygons are positive).
     public static func signedArea(_ p: [SIMD2<Double>]) -> Double {

@@ -1,6 +1,6 @@
 /// A small dense matrix of `Double` (row-major), for filters and least squares with a handful
 /// of unknowns. Not meant for large problems.
-public struct DenseMatrix: Equatable, Sendable {
+package struct DenseMatrix: Equatable, Sendable {
     public let rows: Int, columns: Int
     public var values: [Double]
 

@@ -1,7 +1,7 @@
 import AnchorKitCV
 
 /// One solution for the pose of a planar target.
-public struct PoseHypothesis: Sendable {
+package struct PoseHypothesis: Sendable {
     /// `arkitCamera_from_anchor` (anchor frame of ../shared/FORMATS.md: +y out of the face).
     public var cameraFromAnchor: Transform
     /// RMS reprojection error of the points the pose was solved from, pixels.
@@ -14,7 +14,7 @@ public struct PoseHypothesis: Sendable {
 /// A plane seen from a distance has two poses that explain its points almost equally well (the
 /// target tilted toward or away from the camera). Both are returned, best first, so that callers
 /// can resolve the ambiguity (``MarkerTracker`` does so with `MarkerPoseTrack`).
-public enum PlanarPoseSolver {
+package enum PlanarPoseSolver {
     /// Both pose hypotheses for each target; `corners` holds four corners (TL, TR, BR, BL) per
     /// target, `side` is the square's side in metres.
     public static func solveSquares(corners: [[SIMD2<Double>]], side: Double, camera: CameraIntrinsics) throws -> [[PoseHypothesis]] {

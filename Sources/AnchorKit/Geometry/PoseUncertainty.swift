@@ -1,5 +1,5 @@
 /// The covariance of a planar target's pose estimated from its corners.
-public enum PoseUncertainty {
+package enum PoseUncertainty {
     /// The 6x6 covariance of `camera_from_target` in `[δθ, δt]` (left rotation perturbation
     /// `exp(δθ) R` in the camera frame, radians; translation in metres), for corners measured
     /// with isotropic noise `pixelSigma` (px): `σ² (JᵀJ)⁻¹`, J the Jacobian of the projected

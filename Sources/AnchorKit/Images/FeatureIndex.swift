@@ -24,7 +24,7 @@ public final class FeatureIndex: @unchecked Sendable {
     deinit { ak_feature_index_free(handle) }
 
     /// The best match (over every reference) of each of `query`'s descriptors.
-    public func match(_ query: FeatureSet) throws -> [FeatureMatch] {
+    package func match(_ query: FeatureSet) throws -> [FeatureMatch] {
         try withExtendedLifetime(references) {
             try FeatureMatch.collect(capacity: query.count) { ak_feature_index_match(handle, query.handle, &$0, $1, &$2) }
         }

@@ -133,14 +133,14 @@ public final class FeatureSet: @unchecked Sendable {
     }
 
     /// Brute-force two-nearest-neighbour matching of these features against `train`.
-    public func match(against train: FeatureSet) throws -> [FeatureMatch] {
+    package func match(against train: FeatureSet) throws -> [FeatureMatch] {
         try FeatureMatch.collect(capacity: count) { ak_features_match(handle, train.handle, &$0, $1, &$2) }
     }
 }
 
 /// The best match of one query feature: which reference and keypoint, and the Hamming distances
 /// of the best and second-best candidates (for Lowe's ratio test).
-public struct FeatureMatch: Sendable, Equatable {
+package struct FeatureMatch: Sendable, Equatable {
     public var query: Int
     public var reference: Int
     public var train: Int

@@ -1,6 +1,6 @@
 /// How well a picture will work as a reference image, like ARCore's `arcoreimg eval-img`: a
 /// score from 0 (useless) to 100 with the reasons that lowered it.
-public struct ImageQuality: Sendable {
+package struct ImageQuality: Sendable {
     /// 0...100; 75 or more tracks well.
     public var score: Int
     /// Why the score is not 100, most serious first.

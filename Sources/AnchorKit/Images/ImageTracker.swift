@@ -11,7 +11,7 @@ import Foundation
 ///   together gets a closer look: the window around them upsampled, searched and matched again
 ///   (small, far targets).
 /// - Tracking: a found target's points are followed by pyramidal Lucas–Kanade flow, the
-///   homography re-estimated from them and refined every frame by a ``TemplateAligner``
+///   homography re-estimated from them and refined every frame by a `TemplateAligner`
 ///   (sparse, occlusion-robust inverse-compositional alignment); a target whose alignment fails
 ///   is dropped and left to detection. Detection runs every frame while nothing is followed, and
 ///   every `detectionInterval` frames otherwise.

@@ -2,7 +2,7 @@ import AnchorKitCV
 
 /// An image pyramid for pyramidal Lucas–Kanade optical flow, built once per frame and reused
 /// by every target tracked in it.
-public final class FlowPyramid: @unchecked Sendable {
+package final class FlowPyramid: @unchecked Sendable {
     let handle: OpaquePointer
 
     /// Builds the pyramid of `image` for a `window`-pixel search window and `levels` levels.
@@ -31,7 +31,7 @@ public final class FlowPyramid: @unchecked Sendable {
 extension Frame {
     /// The flow pyramid of this frame's gray copy, built once for every tracker that follows
     /// points into or out of it.
-    public func flowPyramid(window: Int = 21, levels: Int = 3) throws -> FlowPyramid {
+    package func flowPyramid(window: Int = 21, levels: Int = 3) throws -> FlowPyramid {
         try derived("flow pyramid \(window) \(levels)") { try FlowPyramid(image: gray(), window: window, levels: levels) }
     }
 }

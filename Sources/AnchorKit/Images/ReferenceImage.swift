@@ -153,12 +153,6 @@ public final class ReferenceImage: @unchecked Sendable {
         return levels
     }
 
-    /// The anchor-plane point (x, z in metres) of a working-copy pixel.
-    public func planePoint(_ p: SIMD2<Double>) -> SIMD2<Double> {
-        SIMD2((p.x + 0.5) / Double(width) * physicalWidth - physicalWidth / 2,
-              (p.y + 0.5) / Double(height) * physicalHeight - physicalHeight / 2)
-    }
-
     /// The picture's outer corners in working-copy pixels: TL, TR, BR, BL.
     public var corners: [SIMD2<Double>] {
         let w = Double(width) - 0.5, h = Double(height) - 0.5

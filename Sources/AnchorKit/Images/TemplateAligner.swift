@@ -6,7 +6,7 @@ import AnchorKitCV
 ///
 /// Made once per reference pyramid level and reused every frame; each alignment costs a few
 /// thousand bilinear samples per iteration, where ECC re-differentiates the frame.
-public final class TemplateAligner: @unchecked Sendable {
+package final class TemplateAligner: @unchecked Sendable {
     let handle: OpaquePointer
     /// The picture's size, pixels.
     public let width: Int, height: Int

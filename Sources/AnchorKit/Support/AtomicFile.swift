@@ -2,7 +2,7 @@ import Foundation
 
 /// A file written under a temporary name beside its destination and renamed into place only
 /// when complete, so that a failed run never leaves a half-written output behind.
-public final class AtomicFile {
+package final class AtomicFile {
     /// Where the file ends up.
     public let destination: String
     /// Where it is written meanwhile (same folder, so the rename is atomic).

@@ -6,7 +6,7 @@ import Foundation
 /// Creating a partial file, moving finished files into place and removing everything at an
 /// interruption each happen under one lock: an interruption never races a file into existence
 /// after the clean-up, nor cuts a multi-file output half-way through being moved into place.
-public enum PartialFiles {
+package enum PartialFiles {
     private static let lock = NSLock()
     nonisolated(unsafe) private static var live: Set<String> = []
     nonisolated(unsafe) private static var cleanedFolders: Set<String> = []

@@ -4,7 +4,7 @@
 /// pixels) is a typo or a corrupt file, and accepting it would only give silently wrong poses
 /// or a crash far from the cause; each check returns a one-line problem for the caller to
 /// attach to the file it read.
-public enum Plausible {
+package enum Plausible {
     /// Printed sizes of markers and reference images, metres: a 0.1 mm dot to a 1 km billboard.
     public static let physicalSize: ClosedRange<Double> = 1e-4...1e3
     /// Frame rates, frames per second: a time-lapse frame every 16 minutes to a high-speed camera.

@@ -1,6 +1,6 @@
 /// A small deterministic random generator (SplitMix64), so generated data is identical on
 /// every machine.
-public struct SplitMix64: RandomNumberGenerator {
+package struct SplitMix64: RandomNumberGenerator {
     private var state: UInt64
     public init(seed: UInt64) { state = seed &+ 0x9E37_79B9_7F4A_7C15 }
     public mutating func next() -> UInt64 {

@@ -14,7 +14,7 @@ import AnchorKitCV
 /// The gauge: a monocular reconstruction can move, rotate and scale freely, so at least one pose
 /// (or point) must be fixed. With a single fixed pose the scale stays free and only the damping
 /// keeps it near its start; fix two poses (or three points) to pin it.
-public struct BundleAdjuster: Sendable, Equatable {
+package struct BundleAdjuster: Sendable, Equatable {
     /// One pixel observation of a point by a camera.
     public struct Observation: Sendable, Equatable {
         /// Index of the observing pose.

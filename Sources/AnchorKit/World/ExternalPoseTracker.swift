@@ -10,7 +10,7 @@ public final class ExternalPoseTracker: WorldTracker {
 
     /// The recorded pose (landmarks are not needed). A frame missing from the file is
     /// `notAvailable` (its transform is the last known one, as ARKit keeps it).
-    public func locate(_ frame: Frame, landmarks: [Landmark]) throws -> CameraLocation {
+    package func locate(_ frame: Frame, landmarks: [Landmark]) throws -> CameraLocation {
         guard let pose = poses[frame.index] else {
             return CameraLocation(worldFromCamera: last, trackingState: .notAvailable, scale: .metric)
         }
@@ -22,13 +22,13 @@ public final class ExternalPoseTracker: WorldTracker {
     public func rescale(by factor: Double) {}
 
     /// No map.
-    public var trackedPoints: [TrackedPoint] { [] }
+    package var trackedPoints: [TrackedPoint] { [] }
 
     /// The recorded world is not a camera's.
     public var originFrame: Int? { nil }
 
     /// No map.
     public var mapPoints: [SIMD3<Double>] { [] }
-    public var mapViews: [MapView] { [] }
+    package var mapViews: [MapView] { [] }
     public var mapRevision: Int { 0 }
 }

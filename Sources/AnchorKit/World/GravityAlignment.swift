@@ -1,7 +1,7 @@
 /// ARKit's `.gravity` world alignment (../shared/FORMATS.md): +y against gravity, origin at the
 /// first camera position, -z along the first camera's viewing direction projected onto the
 /// horizontal.
-public enum GravityAlignment {
+package enum GravityAlignment {
     /// The rotation `world_from_camera` of a camera (ARKit convention: looks along -z) in which
     /// "up" (against gravity) is the direction `up`. Where the camera looks straight up or down
     /// the heading is undefined; the camera's +y (or -y) then gives -z.

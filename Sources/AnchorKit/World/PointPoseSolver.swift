@@ -7,7 +7,7 @@ import AnchorKitCV
 /// Conventions are OpenCV's: the pose is `opencvCamera_from_world` (camera space +x right, +y
 /// down, +z forward); pixels are undistorted, origin at the top-left pixel's centre. World
 /// units are the caller's (metres, or baselines of a monocular map).
-public struct PointPoseSolver: Sendable, Equatable {
+package struct PointPoseSolver: Sendable, Equatable {
     /// The solver run on the RANSAC inliers (RANSAC's own samples always use EPnP).
     public enum Method: Sendable, Equatable {
         /// EPnP: fast, linear in the number of points.

@@ -6,7 +6,7 @@ import Foundation
 /// Trajectory benchmarks align an estimated trajectory to the ground truth this way before
 /// measuring the absolute trajectory error: with a similarity where the estimate's scale is
 /// arbitrary (monocular odometry), with a rigid transform where it is metric.
-public struct SimilarityAlignment: Equatable, Sendable {
+package struct SimilarityAlignment: Equatable, Sendable {
     /// Scale factor (1 for a rigid alignment).
     public var scale: Double
     /// Rotation and translation (metres of the target set): `target ≈ scale · R · source + t`.

@@ -1,7 +1,7 @@
 import AnchorKitCV
 
 /// A point triangulated from two posed views, with the evidence for or against it.
-public struct TriangulatedPoint: Sendable, Equatable {
+package struct TriangulatedPoint: Sendable, Equatable {
     /// Why a point was rejected: the first failing check, in this order.
     public enum Rejection: Sendable, Equatable {
         /// The two rays meet at no finite point (parallel rays, or a ray through both centres).
@@ -32,7 +32,7 @@ public struct TriangulatedPoint: Sendable, Equatable {
 ///
 /// Conventions are OpenCV's: camera space has +x right, +y down, +z forward; poses are
 /// `opencvCamera_from_world`; pixels are undistorted, origin at the top-left pixel's centre.
-public struct Triangulator: Sendable, Equatable {
+package struct Triangulator: Sendable, Equatable {
     /// Largest reprojection error accepted in each view, pixels. Default 2.
     public var maxReprojectionError: Double
     /// Smallest angle between the two rays, degrees. Default 1.

@@ -6,7 +6,7 @@ import AnchorKitCV
 /// Everything is in OpenCV's camera convention (+x right, +y down, +z forward) and in units of
 /// the baseline: monocular views fix the scene only up to scale, so the translation between
 /// the cameras has length 1. Convert poses with ``CameraConvention`` for ARKit's convention.
-public struct TwoViewReconstruction: Sendable {
+package struct TwoViewReconstruction: Sendable {
     /// The two-view relation the pose was recovered from.
     public enum Model: Sendable, Equatable {
         /// A homography: the scene is (close to) a plane, or far away compared to the baseline.
@@ -63,7 +63,7 @@ public struct TwoViewReconstruction: Sendable {
 ///
 /// Pixels must be undistorted (the camera's distortion coefficients are ignored); they follow
 /// OpenCV's convention (origin at the top-left pixel's centre, x right, y down).
-public struct TwoViewInitialiser: Sendable, Equatable {
+package struct TwoViewInitialiser: Sendable, Equatable {
     /// The pixel noise the chi-square tests assume (sigma), pixels. Default 1.
     public var pixelNoise: Double
     /// The homography wins when `S_H / (S_H + S_F)` exceeds this. Default 0.45 (ORB-SLAM's).

@@ -7,7 +7,7 @@ import AnchorKitCV
 /// Conventions are OpenCV's: views are `opencvCamera_from_middle` (camera space +x right, +y
 /// down, +z forward); the refined transform is `middle_from_object`; pixels are undistorted,
 /// origin at the top-left pixel's centre.
-public struct ViewPoseRefiner: Sendable, Equatable {
+package struct ViewPoseRefiner: Sendable, Equatable {
     /// One object point seen by one view.
     public struct Sighting: Sendable, Equatable {
         /// Index of the view that sees it.

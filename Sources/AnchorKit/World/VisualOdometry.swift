@@ -114,7 +114,7 @@ public final class VisualOdometry: WorldTracker {
         adjuster.inlierThreshold = parameters.reprojectionThreshold
     }
 
-    public func locate(_ frame: Frame, landmarks: [Landmark]) throws -> CameraLocation {
+    package func locate(_ frame: Frame, landmarks: [Landmark]) throws -> CameraLocation {
         let gray = try frame.gray()
         let pyramid = try frame.flowPyramid()
         defer { previous = pyramid }
@@ -147,7 +147,7 @@ public final class VisualOdometry: WorldTracker {
         return CameraLocation(worldFromCamera: flip * pose.inverse * flip, trackingState: state, scale: scale)
     }
 
-    public var trackedPoints: [TrackedPoint] {
+    package var trackedPoints: [TrackedPoint] {
         guard let pose, !lost else { return [] }
         return tracks.compactMap { t in
             guard let id = t.point else { return nil }
@@ -179,7 +179,7 @@ public final class VisualOdometry: WorldTracker {
             + densifier.points.map { $0 * SIMD3(1, -1, -1) }
     }
 
-    public var mapViews: [MapView] {
+    package var mapViews: [MapView] {
         var index = [Int?](repeating: nil, count: points.count), n = 0
         for id in mappedPoints { if let id { index[id] = n; n += 1 } }
         return keyframes.map { k in

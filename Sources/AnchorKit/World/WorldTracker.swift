@@ -1,5 +1,5 @@
 /// Where the camera was when a frame was taken, as a world tracker reports it.
-public struct CameraLocation: Sendable {
+package struct CameraLocation: Sendable {
     /// `world_from_camera` (ARKit camera convention), in the tracker's own world: for visual
     /// odometry the first camera's frame, before any gravity alignment. Nil when unknown.
     public var worldFromCamera: Transform?
@@ -15,7 +15,7 @@ public struct CameraLocation: Sendable {
 
 /// Follows the camera through a fixed world, one frame at a time, in capture order (ARKit's
 /// world tracking).
-public protocol WorldTracker: AnyObject {
+package protocol WorldTracker: AnyObject {
     /// The camera's location when `frame` was taken. `landmarks` are points of known position
     /// seen in the frame (the corners of world-locked anchors), which may refine the pose.
     func locate(_ frame: Frame, landmarks: [Landmark]) throws -> CameraLocation
@@ -43,7 +43,7 @@ public protocol WorldTracker: AnyObject {
 /// A keyframe's view of the map: its camera centre (in the tracker's world, ARKit axes, and
 /// current unit, like ``WorldTracker/mapPoints``) and the indices into ``WorldTracker/mapPoints`` of
 /// the points it saw.
-public struct MapView: Sendable {
+package struct MapView: Sendable {
     public var centre: SIMD3<Double>
     public var points: [Int]
 
@@ -51,7 +51,7 @@ public struct MapView: Sendable {
 }
 
 /// A point of known position seen in a frame: a corner of a world-locked marker or image.
-public struct Landmark: Sendable {
+package struct Landmark: Sendable {
     /// Position in the tracker's world (ARKit axes: the same frame as ``CameraLocation``'s
     /// poses, before gravity alignment), in the tracker's current unit.
     public var position: SIMD3<Double>
@@ -71,7 +71,7 @@ public struct Landmark: Sendable {
 }
 
 /// A map point seen in a frame: its pixel and its depth along the viewing axis (tracker units).
-public struct TrackedPoint: Sendable {
+package struct TrackedPoint: Sendable {
     public var pixel: SIMD2<Double>
     public var depth: Double
 
