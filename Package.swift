@@ -38,7 +38,9 @@ let package = Package(
             name: "CAprilTag", path: "CShims/CAprilTag", pkgConfig: "apriltag", providers: [.apt(["libapriltag-dev"])]),
         // The thin C API over OpenCV: C++ inside, a plain C header at the boundary.
         .target(
-            name: "AnchorKitCV", dependencies: ["COpenCV", "CEigen", "CJPEG", "CZlib", "CAprilTag"], path: "CShims/AnchorKitCV"),
+            name: "AnchorKitCV", dependencies: ["COpenCV", "CEigen", "CJPEG", "CZlib", "CAprilTag"], path: "CShims/AnchorKitCV",
+            // libm, named for C++ executables (the solver tests); Swift products get it anyway.
+            linkerSettings: [.linkedLibrary("m")]),
         .target(name: "AnchorKit", dependencies: ["AnchorKitCV"], path: "Sources/AnchorKit"),
         .target(name: "AnchorKitMedia", dependencies: ["AnchorKit", "AnchorKitCV"], path: "Sources/AnchorKitMedia"),
         .target(name: "AnchorKitRendering", dependencies: ["AnchorKit", "AnchorKitCV"], path: "Sources/AnchorKitRendering"),
@@ -56,9 +58,12 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             path: "Sources/anchorkit"),
+        // The C++ solvers' own tests (run by AnchorKitTests' SolverTests).
+        .executableTarget(name: "anchorkit-solver-tests", dependencies: ["AnchorKitCV"], path: "Tests/SolverTests"),
         .testTarget(
             name: "AnchorKitTests",
-            dependencies: ["AnchorKit", "AnchorKitMedia", "AnchorKitRendering", "AnchorKitSynthesis", "AnchorKitEvaluation", "anchorkit"], path: "Tests/AnchorKitTests",
+            dependencies: ["AnchorKit", "AnchorKitMedia", "AnchorKitRendering", "AnchorKitSynthesis", "AnchorKitEvaluation", "anchorkit",
+                           "anchorkit-solver-tests"], path: "Tests/AnchorKitTests",
             exclude: ["Fixtures"]),
     ],
     cxxLanguageStandard: .cxx17

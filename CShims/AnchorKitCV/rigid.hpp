@@ -1,6 +1,7 @@
 // rigid.hpp — private to the AnchorKitCV target: the rigid-pose helpers shared by the solvers of
-// anchorkit_world.h (world.cpp, view_pose.cpp). Poses are camera_from_world, [R | t] as 12
-// row-major doubles at the C boundary; camera space is OpenCV's (+x right, +y down, +z forward).
+// anchorkit_world.h (triangulation.cpp, two_view.cpp, pnp.cpp, bundle_adjustment.cpp,
+// view_pose.cpp). Poses are camera_from_world, [R | t] as 12 row-major doubles at the C boundary;
+// camera space is OpenCV's (+x right, +y down, +z forward).
 #ifndef ANCHORKIT_CV_RIGID_HPP
 #define ANCHORKIT_CV_RIGID_HPP
 

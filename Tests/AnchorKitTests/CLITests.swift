@@ -21,7 +21,10 @@ struct CLITests {
     }
 
     /// The built `anchorkit` next to the test bundle (the test target depends on it).
-    static let binary: String? = {
+    static let binary = builtExecutable(named: "anchorkit")
+
+    /// An executable of this package built beside the test bundle (the test target depends on it).
+    static func builtExecutable(named name: String) -> String? {
         let fm = FileManager.default
         var starts = [URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent(),
                       Bundle.main.bundleURL, Bundle.main.bundleURL.deletingLastPathComponent()]
@@ -31,7 +34,7 @@ struct CLITests {
         for start in starts {
             var dir = start.standardizedFileURL
             for _ in 0..<4 {
-                let candidate = dir.appendingPathComponent("anchorkit").path
+                let candidate = dir.appendingPathComponent(name).path
                 var isDirectory: ObjCBool = false
                 if fm.fileExists(atPath: candidate, isDirectory: &isDirectory), !isDirectory.boolValue,
                    fm.isExecutableFile(atPath: candidate) {
@@ -41,7 +44,7 @@ struct CLITests {
             }
         }
         return nil
-    }()
+    }
 
     /// Runs `anchorkit` with `arguments` (through `wrapper`, a command line ending in the binary,
     /// when given); kills it after `timeout` seconds.

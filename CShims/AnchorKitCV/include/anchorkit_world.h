@@ -1,7 +1,8 @@
 /*
- * anchorkit_world.h — the numerical primitives of monocular visual odometry (world.cpp):
- * two-view initialisation with model selection, triangulation, PnP with RANSAC and local bundle
- * adjustment.
+ * anchorkit_world.h — the numerical primitives of monocular visual odometry, one file each:
+ * two-view initialisation with model selection (two_view.cpp), triangulation (triangulation.cpp),
+ * PnP with RANSAC (pnp.cpp), local bundle adjustment (bundle_adjustment.cpp) and one pose seen
+ * through several views (view_pose.cpp). Their tests: Tests/SolverTests (C++).
  *
  * The rules of anchorkit_cv.h apply (status codes, ak_last_error(), whole arrays per call, no
  * OpenCV types), and in addition:

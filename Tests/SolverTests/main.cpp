@@ -1,0 +1,177 @@
+// The C++ solvers' own tests (anchorkit_world.h and the template alignment behind
+// ak_marker_detector_refine_template), on known cases: each solver gets what it should recover
+// exactly (noise-free geometry) or to a stated tolerance (noise, outliers). Prints one line per
+// check and exits non-zero when any fails. `swift test` runs it (SolverTests.swift).
+#include "anchorkit_world.h"
+
+#include <cmath>
+#include <cstdio>
+#include <random>
+#include <vector>
+
+namespace {
+
+int failures = 0;
+
+void check(bool ok, const char *what, double value, double limit) {
+    std::printf("%s %s: %.3g (limit %.3g)\n", ok ? "ok  " : "FAIL", what, value, limit);
+    if (!ok) ++failures;
+}
+
+const ak_pinhole kCamera{500, 500, 320, 240};
+
+// A pose [R | t] row-major from a rotation about axis (unit) by angle (rad) and a translation.
+std::vector<double> pose(double ax, double ay, double az, double angle, double tx, double ty, double tz) {
+    const double c = std::cos(angle), s = std::sin(angle), C = 1 - c;
+    return {c + ax * ax * C,      ax * ay * C - az * s, ax * az * C + ay * s, tx,
+            ay * ax * C + az * s, c + ay * ay * C,      ay * az * C - ax * s, ty,
+            az * ax * C - ay * s, az * ay * C + ax * s, c + az * az * C,      tz};
+}
+
+// The pixel of world point X under camera_from_world P; false behind the camera.
+bool project(const std::vector<double> &P, const double *X, float *px) {
+    double c[3];
+    for (int r = 0; r < 3; ++r) c[r] = P[4 * r] * X[0] + P[4 * r + 1] * X[1] + P[4 * r + 2] * X[2] + P[4 * r + 3];
+    if (c[2] <= 0) return false;
+    px[0] = static_cast<float>(kCamera.fx * c[0] / c[2] + kCamera.cx);
+    px[1] = static_cast<float>(kCamera.fy * c[1] / c[2] + kCamera.cy);
+    return true;
+}
+
+// Points spread 3-6 m in front of the origin camera.
+std::vector<double> scene(int count, unsigned seed) {
+    std::mt19937 random(seed);
+    std::uniform_real_distribution<double> xy(-2, 2), z(3, 6);
+    std::vector<double> X;
+    for (int i = 0; i < count; ++i) X.insert(X.end(), {xy(random), xy(random), z(random)});
+    return X;
+}
+
+double max_abs_difference(const double *a, const double *b, int n) {
+    double m = 0;
+    for (int i = 0; i < n; ++i) m = std::fmax(m, std::fabs(a[i] - b[i]));
+    return m;
+}
+
+void triangulation() {
+    const std::vector<double> P1 = pose(0, 1, 0, 0, 0, 0, 0), P2 = pose(0, 1, 0, 0.1, -0.5, 0, 0.05);
+    const std::vector<double> X = scene(50, 1);
+    std::vector<float> px1(100), px2(100);
+    for (int i = 0; i < 50; ++i) { project(P1, &X[3 * i], &px1[2 * i]); project(P2, &X[3 * i], &px2[2 * i]); }
+    std::vector<double> out(150);
+    int good = 0;
+    const bool ran = ak_triangulate(&kCamera, P1.data(), P2.data(), px1.data(), px2.data(), 50, nullptr, out.data(), nullptr,
+                                    nullptr, nullptr, &good) == AK_OK;
+    check(ran && good == 50, "triangulation: points kept of 50", good, 50);
+    // Pixels are floats (about 1e-5 px), so the points are exact to about 1e-4 m at 6 m.
+    check(ran && max_abs_difference(out.data(), X.data(), 150) < 1e-3, "triangulation: largest point error, m",
+          max_abs_difference(out.data(), X.data(), 150), 1e-3);
+}
+
+void pnp() {
+    const std::vector<double> truth = pose(0.3, 0.9, 0.3162, 0.2, 0.1, -0.2, 0.3);
+    const std::vector<double> X = scene(100, 2);
+    std::vector<float> px(200);
+    for (int i = 0; i < 100; ++i) project(truth, &X[3 * i], &px[2 * i]);
+    // A fifth of the matches are wrong by tens of pixels.
+    for (int i = 0; i < 100; i += 5) { px[2 * i] += 40; px[2 * i + 1] -= 25; }
+    ak_pnp_result result{};
+    std::vector<uint8_t> inliers(100);
+    const bool ran = ak_solve_pnp(&kCamera, X.data(), px.data(), 100, nullptr, nullptr, &result, inliers.data()) == AK_OK;
+    int flagged = 0;
+    for (int i = 0; i < 100; ++i) flagged += (i % 5 == 0) != (inliers[i] == 0);
+    check(ran && result.found && result.inlier_count == 80, "PnP: inliers of 80 true, 20 wrong", result.inlier_count, 80);
+    check(flagged == 0, "PnP: matches misclassified", flagged, 0);
+    check(ran && max_abs_difference(result.camera_from_world, truth.data(), 12) < 1e-4, "PnP: largest pose element error",
+          max_abs_difference(result.camera_from_world, truth.data(), 12), 1e-4);
+}
+
+void two_view() {
+    // Camera 2 moved 0.4 m sideways and turned 5 degrees: a general (non-planar) scene.
+    const std::vector<double> P1 = pose(0, 1, 0, 0, 0, 0, 0), P2 = pose(0, 1, 0, 0.087, -0.4, 0, 0);
+    const std::vector<double> X = scene(200, 3);
+    std::vector<float> px1(400), px2(400);
+    for (int i = 0; i < 200; ++i) { project(P1, &X[3 * i], &px1[2 * i]); project(P2, &X[3 * i], &px2[2 * i]); }
+    ak_two_view_result result{};
+    const bool ran = ak_two_view_initialise(&kCamera, px1.data(), px2.data(), 200, nullptr, &result, nullptr, nullptr) == AK_OK;
+    check(ran && result.failure == AK_TWO_VIEW_SUCCESS && result.model == AK_TWO_VIEW_ESSENTIAL,
+          "two-view: essential model chosen (2) and successful (0)", result.model * 10 + result.failure, 20);
+    double rotation_error = 0;
+    for (int r = 0; r < 3; ++r)
+        for (int c = 0; c < 3; ++c) rotation_error = std::fmax(rotation_error, std::fabs(result.rotation[3 * r + c] - P2[4 * r + c]));
+    check(ran && rotation_error < 1e-4, "two-view: largest rotation element error", rotation_error, 1e-4);
+    // The translation is recovered up to scale: unit length along (-1, 0, 0).
+    const double direction_error = std::fabs(result.translation[0] + 1) + std::fabs(result.translation[1]) + std::fabs(result.translation[2]);
+    check(ran && direction_error < 1e-3, "two-view: translation direction error", direction_error, 1e-3);
+}
+
+void bundle_adjustment() {
+    // Three cameras see 60 points; the last two poses and every point start perturbed, the first
+    // pose and three points are fixed (they set the frame and the scale).
+    std::vector<std::vector<double>> truth = {pose(0, 1, 0, 0, 0, 0, 0), pose(0, 1, 0, 0.05, -0.3, 0, 0), pose(1, 0, 0, 0.04, -0.3, 0.2, 0.1)};
+    const int points = 60;
+    const std::vector<double> X = scene(points, 4);
+    std::vector<ak_observation> observations;
+    for (int c = 0; c < 3; ++c)
+        for (int i = 0; i < points; ++i) {
+            float px[2];
+            if (project(truth[c], &X[3 * i], px)) observations.push_back({c, i, px[0], px[1]});
+        }
+    std::vector<double> poses, start = X;
+    for (const auto &p : truth) poses.insert(poses.end(), p.begin(), p.end());
+    std::mt19937 random(5);
+    std::normal_distribution<double> noise(0, 0.02);
+    for (int k = 12; k < 36; ++k) if (k % 4 == 3) poses[static_cast<size_t>(k)] += noise(random);  // translations
+    for (int i = 9; i < 3 * points; ++i) start[static_cast<size_t>(i)] += noise(random);
+    const uint8_t pose_fixed[3] = {1, 0, 0};
+    std::vector<uint8_t> point_fixed(points, 0);
+    point_fixed[0] = point_fixed[1] = point_fixed[2] = 1;
+    ak_bundle_result result{};
+    const bool ran = ak_bundle_adjust(&kCamera, poses.data(), pose_fixed, 3, start.data(), point_fixed.data(), points, observations.data(),
+                                      static_cast<int>(observations.size()), nullptr, &result, nullptr) == AK_OK;
+    check(ran && result.initial_rms > 1, "bundle adjustment: starting RMS, px (perturbed)", result.initial_rms, 1);
+    check(ran && result.final_rms < 1e-3, "bundle adjustment: final RMS, px", result.final_rms, 1e-3);
+    check(ran && max_abs_difference(start.data(), X.data(), 3 * points) < 1e-3, "bundle adjustment: largest point error, m",
+          max_abs_difference(start.data(), X.data(), 3 * points), 1e-3);
+}
+
+void view_pose() {
+    // A camera's pose from known map points (one view, the identity), started 5 cm and 2 degrees off.
+    const std::vector<double> truth = pose(0, 0, 1, 0.1, 0.2, 0.1, 0.2);
+    const std::vector<double> X = scene(40, 6);
+    std::vector<float> px(80);
+    for (int i = 0; i < 40; ++i) project(truth, &X[3 * i], &px[2 * i]);
+    std::vector<double> estimate = pose(0, 0, 1, 0.135, 0.25, 0.1, 0.2);
+    const std::vector<double> identity = pose(0, 0, 1, 0, 0, 0, 0);
+    const std::vector<int> view_of(40, 0);
+    ak_view_pose_result result{};
+    const bool ran = ak_refine_view_pose(&kCamera, identity.data(), 1, view_of.data(), X.data(), px.data(), 40, nullptr, estimate.data(),
+                                         &result) == AK_OK;
+    check(ran && max_abs_difference(estimate.data(), truth.data(), 12) < 1e-4, "view pose: largest pose element error",
+          max_abs_difference(estimate.data(), truth.data(), 12), 1e-4);
+}
+
+void bad_arguments() {
+    // Invalid input is an error status with a message, never a crash.
+    ak_pnp_params params;
+    ak_pnp_params_default(&params);
+    params.confidence = 2;
+    ak_pnp_result result{};
+    const double X[3] = {0, 0, 1};
+    const float px[2] = {320, 240};
+    const ak_status status = ak_solve_pnp(&kCamera, X, px, 1, nullptr, &params, &result, nullptr);
+    check(status == AK_ERR_ARGUMENT, "bad arguments: PnP confidence 2 is refused (status)", status, AK_ERR_ARGUMENT);
+}
+
+}  // namespace
+
+int main() {
+    triangulation();
+    pnp();
+    two_view();
+    bundle_adjustment();
+    view_pose();
+    bad_arguments();
+    std::printf("%s: %d check(s) failed\n", failures ? "FAILED" : "passed", failures);
+    return failures ? 1 : 0;
+}
