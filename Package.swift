@@ -41,9 +41,11 @@ let package = Package(
             name: "AnchorKitCV", dependencies: ["COpenCV", "CEigen", "CJPEG", "CZlib", "CAprilTag"], path: "CShims/AnchorKitCV",
             // libm, named for C++ executables (the solver tests); Swift products get it anyway.
             linkerSettings: [.linkedLibrary("m")]),
+        // The rasteriser and 2-D drawing (anchorkit_render.h): only rendering and synthesis use them.
+        .target(name: "AnchorKitRender", dependencies: ["AnchorKitCV", "COpenCV", "CEigen"], path: "CShims/AnchorKitRender"),
         .target(name: "AnchorKit", dependencies: ["AnchorKitCV"], path: "Sources/AnchorKit"),
         .target(name: "AnchorKitMedia", dependencies: ["AnchorKit", "AnchorKitCV"], path: "Sources/AnchorKitMedia"),
-        .target(name: "AnchorKitRendering", dependencies: ["AnchorKit", "AnchorKitCV"], path: "Sources/AnchorKitRendering"),
+        .target(name: "AnchorKitRendering", dependencies: ["AnchorKit", "AnchorKitCV", "AnchorKitRender"], path: "Sources/AnchorKitRendering"),
         .target(
             name: "AnchorKitSynthesis", dependencies: ["AnchorKit", "AnchorKitCV", "AnchorKitMedia", "AnchorKitRendering"],
             path: "Sources/AnchorKitSynthesis"),

@@ -1,4 +1,5 @@
 import AnchorKitCV
+import AnchorKitRender
 import AnchorKit
 
 /// A colour as 8-bit red, green, blue and alpha (straight, not premultiplied).

@@ -1,4 +1,5 @@
 import AnchorKitCV
+import AnchorKitRender
 import AnchorKit
 
 /// Renders frames of textured planes with motion blur, lighting and sensor noise (a thin wrapper

@@ -21,7 +21,10 @@
 // clamp(0.5 + signed distance in canvas px, 0, 1). This replaces "warp a mask of ones with
 // INTER_LINEAR", whose edge ramp is 1 texel wide (very soft for a magnified texture), with a
 // 1-canvas-pixel ramp whatever the magnification.
-#include "internal.hpp"
+
+// The shim's private definitions (ak_image, guarded calls): this target extends AnchorKitCV.
+#include "../AnchorKitCV/internal.hpp"
+#include "anchorkit_render.h"
 
 #include <Eigen/Dense>
 #include <opencv2/core/eigen.hpp>

@@ -1,6 +1,9 @@
 // draw.cpp — anti-aliased strokes and text over frames (debug views), and label cards (overlay
 // content that is a coloured quad with text).
-#include "internal.hpp"
+
+// The shim's private definitions (ak_image, guarded calls): this target extends AnchorKitCV.
+#include "../AnchorKitCV/internal.hpp"
+#include "anchorkit_render.h"
 
 #include <algorithm>
 #include <string>
