@@ -14,7 +14,7 @@ import AnchorKitCV
 /// The gauge: a monocular reconstruction can move, rotate and scale freely, so at least one pose
 /// (or point) must be fixed. With a single fixed pose the scale stays free and only the damping
 /// keeps it near its start; fix two poses (or three points) to pin it.
-package struct BundleAdjuster: Sendable, Equatable {
+package struct BundleAdjuster: Sendable {
     /// One pixel observation of a point by a camera.
     public struct Observation: Sendable, Equatable {
         /// Index of the observing pose.
@@ -54,27 +54,34 @@ package struct BundleAdjuster: Sendable, Equatable {
         public var inlierCount: Int
     }
 
-    /// Steps tried at most (accepted or not) in each stage. Default 20.
-    public var maxIterations: Int
-    /// Residuals larger than this weigh linearly instead of quadratically, pixels. Default
-    /// √5.991 ≈ 2.45 (ORB-SLAM's, for 1 px noise).
-    public var huberThreshold: Double
-    /// Largest error of an inlier, pixels. Default √5.991 ≈ 2.45.
-    public var inlierThreshold: Double
+    /// The settings as the shim takes them, from its defaults (anchorkit_world.h: 20 steps, Huber
+    /// and inlier thresholds √5.991 ≈ 2.45 px, ORB-SLAM's for 1 px noise; outliers rejected).
+    private var native = shimDefaults(ak_bundle_params(), ak_bundle_params_default)
+    /// Steps tried at most (accepted or not) in each stage.
+    public var maxIterations: Int {
+        get { Int(native.max_iterations) }
+        set { native.max_iterations = Int32(clamping: newValue) }
+    }
+    /// Residuals larger than this weigh linearly instead of quadratically, pixels.
+    public var huberThreshold: Double {
+        get { native.huber_threshold }
+        set { native.huber_threshold = newValue }
+    }
+    /// Largest error of an inlier, pixels.
+    public var inlierThreshold: Double {
+        get { native.inlier_threshold }
+        set { native.inlier_threshold = newValue }
+    }
     /// Whether a second stage runs without the observations the first left above
     /// ``inlierThreshold`` (ORB-SLAM's local BA): the Huber kernel bounds an outlier's pull but
-    /// does not remove it. Default true.
-    public var rejectsOutliers: Bool
+    /// does not remove it.
+    public var rejectsOutliers: Bool {
+        get { native.reject_outliers != 0 }
+        set { native.reject_outliers = newValue ? 1 : 0 }
+    }
 
     /// The shim's defaults.
-    public init() {
-        var p = ak_bundle_params()
-        ak_bundle_params_default(&p)
-        maxIterations = Int(p.max_iterations)
-        huberThreshold = p.huber_threshold
-        inlierThreshold = p.inlier_threshold
-        rejectsOutliers = p.reject_outliers != 0
-    }
+    public init() {}
 
     /// Refines `opencvCamerasFromWorld` and `points` in place, except those listed as fixed.
     ///
@@ -99,8 +106,7 @@ package struct BundleAdjuster: Sendable, Equatable {
             throw NativeError(kind: .invalidArgument, message: "bundle adjustment: fixed point \(bad) is not in 0..<\(pointCount)")
         }
         var cam = ak_pinhole(camera)
-        var params = ak_bundle_params(max_iterations: Int32(clamping: maxIterations), huber_threshold: huberThreshold,
-                                      inlier_threshold: inlierThreshold, reject_outliers: rejectsOutliers ? 1 : 0)
+        var params = native
         var poses = [Double]()
         poses.reserveCapacity(12 * poseCount)
         for pose in opencvCamerasFromWorld { poses += pose.rowMajor3x4 }

@@ -7,7 +7,7 @@ import AnchorKitCV
 /// Conventions are OpenCV's: the pose is `opencvCamera_from_world` (camera space +x right, +y
 /// down, +z forward); pixels are undistorted, origin at the top-left pixel's centre. World
 /// units are the caller's (metres, or baselines of a monocular map).
-package struct PointPoseSolver: Sendable, Equatable {
+package struct PointPoseSolver: Sendable {
     /// The solver run on the RANSAC inliers (RANSAC's own samples always use EPnP).
     public enum Method: Sendable, Equatable {
         /// EPnP: fast, linear in the number of points.
@@ -29,27 +29,37 @@ package struct PointPoseSolver: Sendable, Equatable {
         public var rmsError: Double
     }
 
-    /// Solver run on the inliers. Default EPnP.
-    public var method: Method
-    /// Inlier test: largest reprojection error, pixels. Default 2.
-    public var reprojectionThreshold: Double
-    /// RANSAC confidence, 0...1. Default 0.999.
-    public var ransacConfidence: Double
-    /// RANSAC iterations at most. Default 300.
-    public var ransacIterations: Int
-    /// Fewest inliers for a pose. Default 10.
-    public var minInlierCount: Int
+    /// The settings as the shim takes them, from its defaults (anchorkit_world.h: EPnP, 2 px,
+    /// confidence 0.999, 300 iterations, 10 inliers).
+    private var native = shimDefaults(ak_pnp_params(), ak_pnp_params_default)
+    /// Solver run on the inliers.
+    public var method: Method {
+        get { native.method == AK_PNP_SQPNP ? .sqpnp : .epnp }
+        set { native.method = newValue == .sqpnp ? AK_PNP_SQPNP : AK_PNP_EPNP }
+    }
+    /// Inlier test: largest reprojection error, pixels.
+    public var reprojectionThreshold: Double {
+        get { native.reprojection_threshold }
+        set { native.reprojection_threshold = newValue }
+    }
+    /// RANSAC confidence, 0...1.
+    public var ransacConfidence: Double {
+        get { native.confidence }
+        set { native.confidence = newValue }
+    }
+    /// RANSAC iterations at most.
+    public var ransacIterations: Int {
+        get { Int(native.max_iterations) }
+        set { native.max_iterations = Int32(clamping: newValue) }
+    }
+    /// Fewest inliers for a pose.
+    public var minInlierCount: Int {
+        get { Int(native.min_inliers) }
+        set { native.min_inliers = Int32(clamping: newValue) }
+    }
 
     /// The shim's defaults.
-    public init() {
-        var p = ak_pnp_params()
-        ak_pnp_params_default(&p)
-        method = p.method == AK_PNP_SQPNP ? .sqpnp : .epnp
-        reprojectionThreshold = p.reprojection_threshold
-        ransacConfidence = p.confidence
-        ransacIterations = Int(p.max_iterations)
-        minInlierCount = Int(p.min_inliers)
-    }
+    public init() {}
 
     /// The camera pose that projects `worldPoints[i]` onto `pixels[i]` for most `i`, or nil when
     /// no pose has ``minInlierCount`` inliers (too few points, degenerate points, too many
@@ -68,10 +78,7 @@ package struct PointPoseSolver: Sendable, Equatable {
         try WorldArrays.requireSameCount(worldPoints.count, pixels.count, "PnP")
         let n = pixels.count
         var cam = ak_pinhole(camera)
-        var params = ak_pnp_params(method: method == .sqpnp ? AK_PNP_SQPNP : AK_PNP_EPNP,
-                                   reprojection_threshold: reprojectionThreshold, confidence: ransacConfidence,
-                                   max_iterations: Int32(clamping: ransacIterations),
-                                   min_inliers: Int32(clamping: minInlierCount))
+        var params = native
         var result = ak_pnp_result()
         var flags = [UInt8](repeating: 0, count: n)
         let points = WorldArrays.triples(worldPoints)

@@ -32,19 +32,22 @@ package struct TriangulatedPoint: Sendable, Equatable {
 ///
 /// Conventions are OpenCV's: camera space has +x right, +y down, +z forward; poses are
 /// `opencvCamera_from_world`; pixels are undistorted, origin at the top-left pixel's centre.
-package struct Triangulator: Sendable, Equatable {
-    /// Largest reprojection error accepted in each view, pixels. Default 2.
-    public var maxReprojectionError: Double
-    /// Smallest angle between the two rays, degrees. Default 1.
-    public var minParallax: Double
-
-    /// The shim's defaults (2 px, 1°).
-    public init() {
-        var p = ak_triangulation_params()
-        ak_triangulation_params_default(&p)
-        maxReprojectionError = p.max_reprojection_error
-        minParallax = p.min_parallax_degrees
+package struct Triangulator: Sendable {
+    /// The settings as the shim takes them, from its defaults (anchorkit_world.h: 2 px, 1°).
+    private var native = shimDefaults(ak_triangulation_params(), ak_triangulation_params_default)
+    /// Largest reprojection error accepted in each view, pixels.
+    public var maxReprojectionError: Double {
+        get { native.max_reprojection_error }
+        set { native.max_reprojection_error = newValue }
     }
+    /// Smallest angle between the two rays, degrees.
+    public var minParallax: Double {
+        get { native.min_parallax_degrees }
+        set { native.min_parallax_degrees = newValue }
+    }
+
+    /// The shim's defaults.
+    public init() {}
 
     /// One point per pair of matching pixels (`pixels1[i]` in camera 1, `pixels2[i]` in camera 2),
     /// in the same order.
@@ -62,8 +65,7 @@ package struct Triangulator: Sendable, Equatable {
         try WorldArrays.requireSameCount(pixels1.count, pixels2.count, "triangulation")
         let n = pixels1.count
         var cam = ak_pinhole(camera)
-        var params = ak_triangulation_params(max_reprojection_error: maxReprojectionError,
-                                             min_parallax_degrees: minParallax)
+        var params = native
         var points = [Double](repeating: .nan, count: 3 * n)
         var errors = [Double](repeating: .nan, count: n)
         var parallax = [Double](repeating: 0, count: n)

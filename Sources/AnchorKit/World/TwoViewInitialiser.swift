@@ -63,57 +63,69 @@ package struct TwoViewReconstruction: Sendable {
 ///
 /// Pixels must be undistorted (the camera's distortion coefficients are ignored); they follow
 /// OpenCV's convention (origin at the top-left pixel's centre, x right, y down).
-package struct TwoViewInitialiser: Sendable, Equatable {
-    /// The pixel noise the chi-square tests assume (sigma), pixels. Default 1.
-    public var pixelNoise: Double
-    /// The homography wins when `S_H / (S_H + S_F)` exceeds this. Default 0.45 (ORB-SLAM's).
-    public var homographyRatioThreshold: Double
-    /// RANSAC confidence, 0...1. Default 0.999.
-    public var ransacConfidence: Double
-    /// RANSAC iterations at most. Default 2000.
-    public var ransacIterations: Int
-    /// Largest reprojection error of a triangulated point in each view, pixels. Default 2.
-    public var maxReprojectionError: Double
-    /// Smallest median parallax of the inliers, degrees. Default 1.
-    public var minMedianParallax: Double
+package struct TwoViewInitialiser: Sendable {
+    /// The settings as the shim takes them, from its defaults (anchorkit_world.h: sigma 1 px,
+    /// homography ratio 0.45, confidence 0.999, 2000 iterations, 2 px, median parallax 1°, point
+    /// parallax 0.5°, 50 points, ambiguity ratio 0.9, refined).
+    private var native = shimDefaults(ak_two_view_params(), ak_two_view_params_default)
+    /// The pixel noise the chi-square tests assume (sigma), pixels.
+    public var pixelNoise: Double {
+        get { native.sigma }
+        set { native.sigma = newValue }
+    }
+    /// The homography wins when `S_H / (S_H + S_F)` exceeds this (ORB-SLAM's 0.45).
+    public var homographyRatioThreshold: Double {
+        get { native.homography_ratio }
+        set { native.homography_ratio = newValue }
+    }
+    /// RANSAC confidence, 0...1.
+    public var ransacConfidence: Double {
+        get { native.confidence }
+        set { native.confidence = newValue }
+    }
+    /// RANSAC iterations at most.
+    public var ransacIterations: Int {
+        get { Int(native.max_iterations) }
+        set { native.max_iterations = Int32(clamping: newValue) }
+    }
+    /// Largest reprojection error of a triangulated point in each view, pixels.
+    public var maxReprojectionError: Double {
+        get { native.max_reprojection_error }
+        set { native.max_reprojection_error = newValue }
+    }
+    /// Smallest median parallax of the inliers, degrees.
+    public var minMedianParallax: Double {
+        get { native.min_parallax_degrees }
+        set { native.min_parallax_degrees = newValue }
+    }
     /// Smallest parallax of a returned point, degrees: depths seen under less are unreliable.
-    /// Default 0.5.
-    public var minPointParallax: Double
-    /// Fewest well-triangulated points for a success. Default 50.
-    public var minTriangulatedCount: Int
+    public var minPointParallax: Double {
+        get { native.min_point_parallax_degrees }
+        set { native.min_point_parallax_degrees = newValue }
+    }
+    /// Fewest well-triangulated points for a success.
+    public var minTriangulatedCount: Int {
+        get { Int(native.min_triangulated) }
+        set { native.min_triangulated = Int32(clamping: newValue) }
+    }
     /// The runner-up pose must explain at most this fraction of the points the best one
-    /// explains, or the result is ambiguous. Default 0.9, laxer than ORB-SLAM's 0.75: a plane
+    /// explains, or the result is ambiguous. 0.9 by default, laxer than ORB-SLAM's 0.75: a plane
     /// seen while moving sideways leaves a second homography pose with some 70-80 % of the
     /// points in front, yet every point it puts behind a camera (with parallax over 0.36°,
     /// far above the noise) contradicts it.
-    public var ambiguityRatio: Double
+    public var ambiguityRatio: Double {
+        get { native.ambiguity_ratio }
+        set { native.ambiguity_ratio = newValue }
+    }
     /// Whether the chosen pose and points are bundle-adjusted on the inliers before the final
-    /// triangulation (the RANSAC models come from minimal samples). Default true.
-    public var refinesPose: Bool
+    /// triangulation (the RANSAC models come from minimal samples).
+    public var refinesPose: Bool {
+        get { native.refine != 0 }
+        set { native.refine = newValue ? 1 : 0 }
+    }
 
     /// The shim's defaults.
-    public init() {
-        var p = ak_two_view_params()
-        ak_two_view_params_default(&p)
-        pixelNoise = p.sigma
-        homographyRatioThreshold = p.homography_ratio
-        ransacConfidence = p.confidence
-        ransacIterations = Int(p.max_iterations)
-        maxReprojectionError = p.max_reprojection_error
-        minMedianParallax = p.min_parallax_degrees
-        minPointParallax = p.min_point_parallax_degrees
-        minTriangulatedCount = Int(p.min_triangulated)
-        ambiguityRatio = p.ambiguity_ratio
-        refinesPose = p.refine != 0
-    }
-
-    var native: ak_two_view_params {
-        ak_two_view_params(sigma: pixelNoise, homography_ratio: homographyRatioThreshold, confidence: ransacConfidence,
-                           max_iterations: Int32(clamping: ransacIterations), max_reprojection_error: maxReprojectionError,
-                           min_parallax_degrees: minMedianParallax, min_point_parallax_degrees: minPointParallax,
-                           min_triangulated: Int32(clamping: minTriangulatedCount), ambiguity_ratio: ambiguityRatio,
-                           refine: refinesPose ? 1 : 0)
-    }
+    public init() {}
 
     /// Reconstructs the relative pose and the scene from matches between two frames of one
     /// camera. Degenerate geometry is a result (``TwoViewReconstruction/failure``), not an error.

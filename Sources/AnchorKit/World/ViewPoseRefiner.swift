@@ -7,7 +7,7 @@ import AnchorKitCV
 /// Conventions are OpenCV's: views are `opencvCamera_from_middle` (camera space +x right, +y
 /// down, +z forward); the refined transform is `middle_from_object`; pixels are undistorted,
 /// origin at the top-left pixel's centre.
-package struct ViewPoseRefiner: Sendable, Equatable {
+package struct ViewPoseRefiner: Sendable {
     /// One object point seen by one view.
     public struct Sighting: Sendable, Equatable {
         /// Index of the view that sees it.
@@ -34,18 +34,21 @@ package struct ViewPoseRefiner: Sendable, Equatable {
         public var behindCount: Int
     }
 
-    /// Steps tried at most (accepted or not). Default 10.
-    public var maxIterations: Int
-    /// Residuals larger than this weigh linearly instead of quadratically, pixels. Default 2.
-    public var huberThreshold: Double
+    /// The settings as the shim takes them, from its defaults (anchorkit_world.h: 10 steps, 2 px).
+    private var native = shimDefaults(ak_view_pose_params(), ak_view_pose_params_default)
+    /// Steps tried at most (accepted or not).
+    public var maxIterations: Int {
+        get { Int(native.max_iterations) }
+        set { native.max_iterations = Int32(clamping: newValue) }
+    }
+    /// Residuals larger than this weigh linearly instead of quadratically, pixels.
+    public var huberThreshold: Double {
+        get { native.huber_threshold }
+        set { native.huber_threshold = newValue }
+    }
 
     /// The shim's defaults.
-    public init() {
-        var p = ak_view_pose_params()
-        ak_view_pose_params_default(&p)
-        maxIterations = Int(p.max_iterations)
-        huberThreshold = p.huber_threshold
-    }
+    public init() {}
 
     /// `middleFromObject` refined, starting from `guess`, so that each sighting's point projects
     /// onto its pixel through its view.
@@ -60,7 +63,7 @@ package struct ViewPoseRefiner: Sendable, Equatable {
     public func refine(_ guess: Transform, views: [Transform], sightings: [Sighting],
                        camera: CameraIntrinsics) throws -> Estimate {
         var cam = ak_pinhole(camera)
-        var params = ak_view_pose_params(max_iterations: Int32(clamping: maxIterations), huber_threshold: huberThreshold)
+        var params = native
         var result = ak_view_pose_result()
         var pose = guess.rowMajor3x4
         let viewNumbers = views.flatMap(\.rowMajor3x4)
