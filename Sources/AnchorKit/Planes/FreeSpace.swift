@@ -31,7 +31,7 @@ struct PlanarRegion {
     init(normal: SIMD3<Double>, origin: SIMD3<Double>, outline: [SIMD3<Double>]) {
         self.normal = normal
         self.origin = origin
-        axes = PlaneFinder.basis(normal)
+        axes = PlaneAxes.spanning(normal)
         let axes = axes
         polygon = ConvexPolygon.hull(outline.map { SIMD2(dot($0 - origin, axes.0), dot($0 - origin, axes.1)) })
     }

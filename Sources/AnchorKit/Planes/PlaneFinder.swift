@@ -23,7 +23,7 @@ struct PlaneCandidate {
 /// are RANSAC planes in 3D. Each geometric plane is split into connected surfaces on a grid
 /// (two tables of equal height are two planes), and a surface must spread in both in-plane
 /// directions: a wall's slice at one height is a line, not a floor.
-package struct PlaneFinder {
+struct PlaneFinder {
     var detection: PlaneDetection
     var parameters = PlaneDetection.Parameters()
 
@@ -110,7 +110,7 @@ package struct PlaneFinder {
                 let generic = tilt > parameters.arbitraryMinimumTilt && tilt < .pi / 2 - parameters.arbitraryMinimumTilt
                 if generic {
                     found += surfaces(inliers, points: points, judgedBy: mapPoints.count, normal: plane.normal, offset: plane.offset,
-                                      axes: Self.basis(plane.normal), alignment: .any,
+                                      axes: PlaneAxes.spanning(plane.normal), alignment: .any,
                                       viewpoint: viewpoint, metresPerUnit: unit).map(\.candidate)
                 }
                 let onPlane = Set(inliers)
@@ -270,7 +270,7 @@ package struct PlaneFinder {
         // bottoms of things standing on a floor, a skirting board), which would pull a mean.
         let heights = p.map { dot($0, normal) }.sorted()
         origin += normal * (heights[heights.count / 2] - dot(origin, normal))
-        let axes = Self.basis(normal)
+        let axes = PlaneAxes.spanning(normal)
         let hull = ConvexPolygon.hull(p.map { SIMD2(dot($0 - origin, axes.0), dot($0 - origin, axes.1)) })
         let outline = hull.map { origin + $0.x * axes.0 + $0.y * axes.1 }
         origin = outline.reduce(SIMD3<Double>.zero, +) / Double(max(outline.count, 1))
@@ -288,13 +288,5 @@ package struct PlaneFinder {
         let half = (a + c) / 2, radius = (((a - c) / 2) * ((a - c) / 2) + b * b).squareRoot()
         let angle = 0.5 * atan2(2 * b, a - c)
         return (mean, SIMD2(cos(angle), sin(angle)), max(0, half + radius).squareRoot(), max(0, half - radius).squareRoot())
-    }
-
-    /// Two unit vectors spanning the plane with unit `normal`: the x and z axes of a plane
-    /// anchor whose y is the normal (right-handed: z = x × y).
-    package static func basis(_ normal: SIMD3<Double>) -> (SIMD3<Double>, SIMD3<Double>) {
-        let helper = abs(normal.y) < 0.9 ? SIMD3<Double>(0, 1, 0) : SIMD3<Double>(1, 0, 0)
-        let x = normalize(cross(helper, normal))
-        return (x, cross(x, normal))
     }
 }

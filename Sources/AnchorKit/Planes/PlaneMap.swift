@@ -124,7 +124,7 @@ struct PlaneMap {
         let normal = plane.transform.rotation.columns.1, apart = plane.transform.translation - c.origin
         guard plane.alignment == c.alignment, abs(dot(normal, c.normal)) >= cos(parameters.mergeAngle),
               min(abs(dot(apart, c.normal)), abs(dot(apart, normal))) <= 3 * parameters.inlierDistance / unit else { return false }
-        let axes = PlaneFinder.basis(c.normal), g = parameters.mergeGap / unit
+        let axes = PlaneAxes.spanning(c.normal), g = parameters.mergeGap / unit
         func flat(_ p: SIMD3<Double>) -> SIMD2<Double> { SIMD2(dot(p - c.origin, axes.0), dot(p - c.origin, axes.1)) }
         let mine = ConvexPolygon.hull(c.outline.map(flat))
         let theirs = ConvexPolygon.hull(Self.outline(of: plane).map(flat).flatMap {
@@ -171,7 +171,7 @@ struct PlaneMap {
     /// extent that rectangle's size, polygon the boundary's hull in the anchor's x-z plane.
     static func anchor(identifier: String, alignment: PlaneAlignment, normal: SIMD3<Double>, origin: SIMD3<Double>,
                        outline: [SIMD3<Double>], xAxis: SIMD3<Double>?) -> Anchor {
-        let basis = PlaneFinder.basis(normal)
+        let basis = PlaneAxes.spanning(normal)
         func flat(_ p: SIMD3<Double>) -> SIMD2<Double> { SIMD2(dot(p - origin, basis.0), dot(p - origin, basis.1)) }
         var x = basis.0
         if abs(normal.y) < 1e-6 {

@@ -133,7 +133,7 @@ public enum Raycaster {
         guard abs(along) > 1e-9 else { return nil }
         let t = dot(centroid - query.origin, normal) / along
         guard t > 0 else { return nil }
-        let x = PlaneFinder.basis(normal).0
+        let x = PlaneAxes.spanning(normal).0
         return RaycastResult(worldTransform: Transform(rotation: Matrix3(columns: (x, normal, cross(x, normal))),
                                                        translation: query.origin + t * query.direction),
                              distance: t, target: .estimatedPlane, anchorIdentifier: nil)

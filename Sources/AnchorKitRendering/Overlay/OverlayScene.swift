@@ -105,7 +105,7 @@ public struct OverlayScene: Sendable {
         // Level (within ~45°): the bottom edge faces the camera; else it points down the slope.
         var z = abs(dot(y, up)) > 0.7 ? camera - point : -up
         z -= dot(z, y) * y
-        if length(z) < 1e-9 { z = PlaneFinder.basis(y).1 }
+        if length(z) < 1e-9 { z = PlaneAxes.spanning(y).1 }
         z = normalize(z)
         return Transform(rotation: Matrix3(columns: (cross(y, z), y, z)), translation: point)
     }
