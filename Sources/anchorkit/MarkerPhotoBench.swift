@@ -404,8 +404,7 @@ final class AprilTagPeerTool: MarkerBenchTool {
         var native: OpaquePointer?
         try check(ak_dictionary_predefined(Int32(predefined), &native), dictionary.name)
         defer { ak_dictionary_free(native) }  // the detector keeps what it needs
-        var params = ak_apriltag_params()
-        ak_apriltag_params_default(&params)
+        var params = shimDefaults(ak_apriltag_params(), ak_apriltag_params_default)
         params.quad_decimate = decimation
         params.threads = Int32(clamping: threads)
         params.refine_edges = 1

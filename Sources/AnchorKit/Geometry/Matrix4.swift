@@ -30,7 +30,10 @@ public struct Matrix4: Equatable, Sendable {
 
     /// The 16 numbers in column-major order.
     public var columnMajor: [Double] {
-        [columns.0, columns.1, columns.2, columns.3].flatMap { [$0.x, $0.y, $0.z, $0.w] }
+        [columns.0.x, columns.0.y, columns.0.z, columns.0.w,
+         columns.1.x, columns.1.y, columns.1.z, columns.1.w,
+         columns.2.x, columns.2.y, columns.2.z, columns.2.w,
+         columns.3.x, columns.3.y, columns.3.z, columns.3.w]
     }
 
     /// The columns as `Float`, in `simd_float4x4(columns:)` order.

@@ -29,10 +29,9 @@ public struct Transform: Equatable, Sendable {
     /// Throws unless there are 16 finite numbers whose last row is (0, 0, 0, 1) and whose
     /// upper-left 3x3 block is a rotation (orthonormal within 1e-3, determinant +1).
     public init(columnMajor m: [Double]) throws {
-        guard m.count == 16 else { throw TransformError.wrongCount(m.count) }
+        guard let general = Matrix4(columnMajor: m) else { throw TransformError.wrongCount(m.count) }
         guard m.allSatisfy(\.isFinite) else { throw TransformError.notFinite }
-        columns = (SIMD4(m[0], m[1], m[2], m[3]), SIMD4(m[4], m[5], m[6], m[7]),
-                   SIMD4(m[8], m[9], m[10], m[11]), SIMD4(m[12], m[13], m[14], m[15]))
+        columns = general.columns
         let lastRow = SIMD4(m[3], m[7], m[11], m[15])
         guard length(lastRow - SIMD4(0, 0, 0, 1)) < 1e-6 else { throw TransformError.notRigid }
         let r = rotation
@@ -45,12 +44,7 @@ public struct Transform: Equatable, Sendable {
     public static let identity = Transform(rotation: .identity, translation: .zero)
 
     /// The 16 numbers in column-major order (translation at indices 12, 13, 14).
-    public var columnMajor: [Double] {
-        [columns.0.x, columns.0.y, columns.0.z, columns.0.w,
-         columns.1.x, columns.1.y, columns.1.z, columns.1.w,
-         columns.2.x, columns.2.y, columns.2.z, columns.2.w,
-         columns.3.x, columns.3.y, columns.3.z, columns.3.w]
-    }
+    public var columnMajor: [Double] { matrix.columnMajor }
 
     /// The rotation part (upper-left 3x3).
     public var rotation: Matrix3 {

@@ -16,8 +16,7 @@ public final class FeatureSet: @unchecked Sendable {
         public init() {}
 
         var native: ak_orb_params {
-            var p = ak_orb_params()
-            ak_orb_params_default(&p)
+            var p = shimDefaults(ak_orb_params(), ak_orb_params_default)
             p.max_features = Int32(maximumCount); p.scale_factor = scaleFactor; p.levels = Int32(levels)
             p.fast_threshold = Int32(fastThreshold); p.grid_columns = Int32(gridColumns); p.grid_rows = Int32(gridRows)
             return p

@@ -98,8 +98,7 @@ public final class MarkerDetector {
 
     public init(dictionary: MarkerDictionary, parameters: MarkerDetectionParameters = MarkerDetectionParameters()) throws {
         self.dictionary = dictionary
-        var p = ak_marker_params()
-        ak_marker_params_default(&p)
+        var p = shimDefaults(ak_marker_params(), ak_marker_params_default)
         p.corner_refinement = ak_corner_refinement(rawValue: UInt32(parameters.cornerRefinement.rawValue))
         p.refinement_window = Int32(parameters.refinementWindow)
         p.min_marker_perimeter_rate = parameters.minimumPerimeterRate
@@ -108,8 +107,7 @@ public final class MarkerDetector {
         p.template_correlation = parameters.measuresCorrelation ? 1 : 0
         var out: OpaquePointer?
         if let aprilTag = parameters.aprilTag, dictionary.bits <= MarkerDetectionParameters.AprilTag.largestCode {
-            var a = ak_apriltag_params()
-            ak_apriltag_params_default(&a)
+            var a = shimDefaults(ak_apriltag_params(), ak_apriltag_params_default)
             a.quad_decimate = aprilTag.decimation
             a.threads = Int32(clamping: aprilTag.threads ?? 1)
             a.max_hamming = Int32(clamping: aprilTag.correctedBits ?? -1)

@@ -42,3 +42,11 @@ extension InputError {
         self.init(path, error.message.hasSuffix(suffix) ? String(error.message.dropLast(suffix.count)) : error.message)
     }
 }
+
+/// A shim parameter struct filled with the shim's defaults by its `ak_*_params_default`: the one
+/// place a parameter set's defaults are written is the C side.
+package func shimDefaults<Params>(_ empty: Params, _ fill: (UnsafeMutablePointer<Params>) -> Void) -> Params {
+    var params = empty
+    fill(&params)
+    return params
+}

@@ -57,11 +57,3 @@ enum WorldArrays {
         }
     }
 }
-
-/// A shim parameter struct filled with the shim's defaults by its `ak_*_params_default`: the one
-/// place the defaults of a solver's settings are written is the C side.
-func shimDefaults<Params>(_ empty: Params, _ fill: (UnsafeMutablePointer<Params>) -> Void) -> Params {
-    var params = empty
-    fill(&params)
-    return params
-}
