@@ -94,7 +94,12 @@ public struct CameraIntrinsics: Equatable, Sendable, Codable {
     /// Projects a point in ARKit camera space (metres; the camera looks along -z) to a pixel,
     /// applying distortion. Returns nil for points not in front of the camera.
     public func project(_ p: SIMD3<Double>) -> SIMD2<Double>? {
-        let q = CameraConvention.flipped(p)  // to OpenCV: +z forward
+        project(opencvCameraPoint: CameraConvention.flipped(p))
+    }
+
+    /// The pixel (as the frames show it, with distortion) where a point in OpenCV camera space
+    /// (+x right, +y down, +z forward) appears; nil behind the camera.
+    func project(opencvCameraPoint q: SIMD3<Double>) -> SIMD2<Double>? {
         guard q.z > 1e-9 else { return nil }
         let d = distort(SIMD2(q.x / q.z, q.y / q.z))
         return SIMD2(fx * d.x + cx, fy * d.y + cy)

@@ -124,8 +124,8 @@ struct MapDensifier {
         let w = Float(camera.width - 1), h = Float(camera.height - 1)
         for (p, q) in zip(corners, moved) {
             guard let q, q.x >= 0, q.y >= 0, q.x <= w, q.y <= h else { continue }
-            from.append(VisualOdometry.ideal(p, camera: camera))
-            to.append(VisualOdometry.ideal(q, camera: camera))
+            from.append(camera.idealPixel(p))
+            to.append(camera.idealPixel(q))
         }
         var triangulator = Triangulator()
         triangulator.maxReprojectionError = maxReprojectionError
