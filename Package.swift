@@ -41,9 +41,12 @@ let package = Package(
             name: "AnchorKitCV", dependencies: ["COpenCV", "CEigen", "CJPEG", "CZlib", "CAprilTag"], path: "CShims/AnchorKitCV",
             // libm, named for C++ executables (the solver tests); Swift products get it anyway.
             linkerSettings: [.linkedLibrary("m")]),
+        // The numerical solvers (anchorkit_solvers.h: world geometry, alignment, plane sweep), one
+        // file each, apart from the wrappers; tested by Tests/SolverTests.
+        .target(name: "AnchorKitSolvers", dependencies: ["AnchorKitCV", "COpenCV", "CEigen"], path: "CShims/AnchorKitSolvers"),
         // The rasteriser and 2-D drawing (anchorkit_render.h): only rendering and synthesis use them.
         .target(name: "AnchorKitRender", dependencies: ["AnchorKitCV", "COpenCV", "CEigen"], path: "CShims/AnchorKitRender"),
-        .target(name: "AnchorKit", dependencies: ["AnchorKitCV"], path: "Sources/AnchorKit"),
+        .target(name: "AnchorKit", dependencies: ["AnchorKitCV", "AnchorKitSolvers"], path: "Sources/AnchorKit"),
         .target(name: "AnchorKitMedia", dependencies: ["AnchorKit", "AnchorKitCV"], path: "Sources/AnchorKitMedia"),
         .target(name: "AnchorKitRendering", dependencies: ["AnchorKit", "AnchorKitCV", "AnchorKitRender"], path: "Sources/AnchorKitRendering"),
         .target(
@@ -61,7 +64,7 @@ let package = Package(
             ],
             path: "Sources/anchorkit"),
         // The C++ solvers' own tests (run by AnchorKitTests' SolverTests).
-        .executableTarget(name: "anchorkit-solver-tests", dependencies: ["AnchorKitCV"], path: "Tests/SolverTests"),
+        .executableTarget(name: "anchorkit-solver-tests", dependencies: ["AnchorKitSolvers"], path: "Tests/SolverTests"),
         .testTarget(
             name: "AnchorKitTests",
             dependencies: ["AnchorKit", "AnchorKitMedia", "AnchorKitRendering", "AnchorKitSynthesis", "AnchorKitEvaluation", "anchorkit",

@@ -1,8 +1,8 @@
-// The C++ solvers' own tests (anchorkit_world.h and the template alignment behind
-// ak_marker_detector_refine_template), on known cases: each solver gets what it should recover
+// The C++ solvers' own tests (anchorkit_solvers.h: world geometry, alignment, plane sweep), on
+// known cases: each solver gets what it should recover
 // exactly (noise-free geometry) or to a stated tolerance (noise, outliers). Prints one line per
 // check and exits non-zero when any fails. `swift test` runs it (SolverTests.swift).
-#include "anchorkit_world.h"
+#include "anchorkit_solvers.h"
 
 #include <cmath>
 #include <cstdio>
@@ -151,6 +151,84 @@ void view_pose() {
           max_abs_difference(estimate.data(), truth.data(), 12), 1e-4);
 }
 
+// A smooth texture with gradients in every direction (gray levels 18-238), at real coordinates.
+double texture(double u, double v) {
+    return 128 + 55 * std::sin(0.21 * u + 0.13 * v) + 45 * std::cos(0.17 * u - 0.23 * v) + 10 * std::sin(0.05 * u * v / 40);
+}
+
+// A gray image whose pixel (x, y) is texture(source(x, y)).
+template <typename Map> ak_image *picture(int width, int height, Map source) {
+    std::vector<uint8_t> pixels(static_cast<size_t>(width) * height);
+    for (int y = 0; y < height; ++y)
+        for (int x = 0; x < width; ++x) {
+            double u, v;
+            source(x, y, u, v);
+            pixels[static_cast<size_t>(y) * width + x] = static_cast<uint8_t>(std::lround(texture(u, v)));
+        }
+    ak_image *image = nullptr;
+    return ak_image_create(width, height, 1, pixels.data(), width, 0, &image) == AK_OK ? image : nullptr;
+}
+
+void alignment() {
+    // The reference (120 x 90) seen in a 320 x 240 frame through a known homography; the
+    // aligner starts 3 px off at every corner and must come back to it.
+    const double H[9] = {1.3, 0.12, 70, -0.05, 1.2, 40, 0.0004, -0.0002, 1};
+    ak_image *reference = picture(120, 90, [](int x, int y, double &u, double &v) { u = x; v = y; });
+    ak_image *frame = picture(320, 240, [&](int x, int y, double &u, double &v) {
+        // H⁻¹ (x, y) by solving the 2x2 system of the projective map.
+        const double a = H[0] - H[6] * x, b = H[1] - H[7] * x, c = x * H[8] - H[2];
+        const double d = H[3] - H[6] * y, e = H[4] - H[7] * y, f = y * H[8] - H[5];
+        const double det = a * e - b * d;
+        u = (c * e - b * f) / det; v = (a * f - c * d) / det;
+    });
+    ak_aligner *aligner = nullptr;
+    bool ran = reference && frame && ak_aligner_create(reference, 2000, &aligner) == AK_OK;
+    double h[9] = {1.3, 0.12, 73, -0.05, 1.2, 37, 0.0004, -0.0002, 1}, correlation = 0, coverage = 0;
+    ran = ran && ak_aligner_align(aligner, frame, h, 50, 1e-4, &correlation, &coverage) == AK_OK;
+    double worst = 0;
+    const double corners[4][2] = {{0, 0}, {119, 0}, {119, 89}, {0, 89}};
+    for (const auto &p : corners) {
+        const double w1 = H[6] * p[0] + H[7] * p[1] + H[8], w2 = h[6] * p[0] + h[7] * p[1] + h[8];
+        const double dx = (h[0] * p[0] + h[1] * p[1] + h[2]) / w2 - (H[0] * p[0] + H[1] * p[1] + H[2]) / w1;
+        const double dy = (h[3] * p[0] + h[4] * p[1] + h[5]) / w2 - (H[3] * p[0] + H[4] * p[1] + H[5]) / w1;
+        worst = std::fmax(worst, std::hypot(dx, dy));
+    }
+    check(ran && worst < 0.05, "alignment: largest corner error after 3 px start, px", worst, 0.05);
+    check(ran && correlation > 0.99, "alignment: correlation", correlation, 0.99);
+    ak_aligner_free(aligner);
+    ak_image_free(reference);
+    ak_image_free(frame);
+}
+
+void plane_sweep() {
+    // The other view is the reference moved 3 px right: of shifts 0..6 px, every block must
+    // score best under 3, with a correlation of about 1 (the right column, which 3 px takes out
+    // of the other view, is not scored there).
+    ak_image *reference = picture(160, 120, [](int x, int y, double &u, double &v) { u = x; v = y; });
+    ak_image *other = picture(160, 120, [](int x, int y, double &u, double &v) { u = x - 3; v = y; });
+    const int count = 7, patch = 16, blocks = (160 / patch) * (120 / patch);
+    std::vector<double> homographies;
+    for (int k = 0; k < count; ++k) homographies.insert(homographies.end(), {1, 0, double(k), 0, 1, 0, 0, 0, 1});
+    std::vector<float> scores(static_cast<size_t>(count) * blocks);
+    const bool ran = reference && other &&
+                     ak_plane_sweep(reference, other, homographies.data(), count, patch, 2, scores.data()) == AK_OK;
+    int right = 0, scored = 0;
+    double weakest = 1;
+    for (int b = 0; b < blocks; ++b) {
+        if (std::isnan(scores[3 * blocks + b])) continue;
+        int best = -1;
+        for (int k = 0; k < count; ++k)
+            if (!std::isnan(scores[k * blocks + b]) && (best < 0 || scores[k * blocks + b] > scores[best * blocks + b])) best = k;
+        if (best < 0) continue;
+        ++scored;
+        if (best == 3) { ++right; weakest = std::fmin(weakest, scores[3 * blocks + b]); }
+    }
+    check(ran && scored >= blocks - 120 / patch && right == scored, "plane sweep: blocks whose best shift is the true 3 px", right, scored);
+    check(ran && weakest > 0.99, "plane sweep: weakest correlation at the true shift", weakest, 0.99);
+    ak_image_free(reference);
+    ak_image_free(other);
+}
+
 void bad_arguments() {
     // Invalid input is an error status with a message, never a crash.
     ak_pnp_params params;
@@ -171,6 +249,8 @@ int main() {
     two_view();
     bundle_adjustment();
     view_pose();
+    alignment();
+    plane_sweep();
     bad_arguments();
     std::printf("%s: %d check(s) failed\n", failures ? "FAILED" : "passed", failures);
     return failures ? 1 : 0;

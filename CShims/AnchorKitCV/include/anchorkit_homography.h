@@ -37,45 +37,11 @@ ak_status ak_find_homography(const float *src, const float *dst, int count, ak_r
 ak_status ak_refine_homography(const ak_image *reference, const ak_image *image, double h[9], int iterations,
                                double epsilon, double *correlation);
 
-/* A reference prepared for fast, repeated alignment (sparse inverse-compositional Lucas-Kanade,
- * Baker & Matthews 2004): up to `max_samples` of its strongest-gradient pixels, spread over the
- * picture, with their steepest-descent rows computed once. */
-typedef struct ak_aligner ak_aligner;
-
-ak_status ak_aligner_create(const ak_image *reference, int max_samples, ak_aligner **out);
-void ak_aligner_free(ak_aligner *aligner);
-
-/* Refines H (reference px -> image px, row-major, in/out) so that the reference's samples match
- * `image`, with an affine brightness model (gain and offset) and Huber weights that discount
- * occluded samples. Stops after `iterations` or when no corner moves more than `epsilon` px.
- * *correlation gets the zero-mean normalised cross-correlation (-1..1) of the samples in view
- * that agree with the fit (residual under 4.685 robust sigmas: not occluded), *coverage the
- * share of all samples they make up (0..1). Returns AK_OK with *correlation = -2 when
- * the alignment fails (too few samples in view, a degenerate H): H is then unchanged. */
-ak_status ak_aligner_align(const ak_aligner *aligner, const ak_image *image, double h[9], int iterations,
-                           double epsilon, double *correlation, double *coverage);
-
 /* Zero-mean normalised cross-correlation between `reference` and the image warped into the
  * reference's frame by H^-1 (H: reference px -> image px), over the reference pixels that land
  * inside the image. *coverage gets that fraction (0..1). */
 ak_status ak_homography_correlation(const ak_image *reference, const ak_image *image, const double h[9],
                                     double *correlation, double *coverage);
-
-/* Plane sweep: how well each patch of `reference` agrees with `other` under each of `count`
- * plane-induced homographies (row-major 3x3 each, reference px -> other px). The reference is
- * tiled in `patch` x `patch` blocks (columns = width / patch, rows = height / patch, row-major);
- * scores[k * rows * columns + block] gets the zero-mean normalised cross-correlation of the
- * block with `other` warped by H_k, or NaN where the block maps partly outside `other` (or
- * behind it) or either side's standard deviation is under `min_std` gray levels (no texture to
- * judge by). Both images 8-bit gray or BGR (compared in gray). One call per view pair. */
-ak_status ak_plane_sweep(const ak_image *reference, const ak_image *other, const double *homographies, int count,
-                         int patch, double min_std, float *scores);
-
-/* Scores of single blocks, each under its own homography: block k has its top-left pixel at
- * (corners[2k], corners[2k+1]) of `reference` and side `patch`; scores[k] as in ak_plane_sweep
- * (NaN outside `other`, or too flat). */
-ak_status ak_block_scores(const ak_image *reference, const ak_image *other, const int *corners, const double *homographies,
-                          int count, int patch, double min_std, float *scores);
 
 /* Pose of a planar target from count >= 4 correspondences: object points (x, y) in metres on the
  * target's plane (z = 0, OpenCV target frame: +x right, +y down the reference image, +z into the

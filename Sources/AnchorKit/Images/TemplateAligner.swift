@@ -1,4 +1,5 @@
 import AnchorKitCV
+import AnchorKitSolvers
 
 /// A reference picture prepared for fast, repeated alignment to frames: sparse
 /// inverse-compositional Lucas–Kanade on its strongest-gradient pixels, with a gain-and-offset

@@ -1,4 +1,5 @@
 import AnchorKitCV
+import AnchorKitSolvers
 import Foundation
 
 /// Two posed views of a static scene, for asking how well a plane explains them: the plane's

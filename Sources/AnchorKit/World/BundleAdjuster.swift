@@ -1,4 +1,5 @@
 import AnchorKitCV
+import AnchorKitSolvers
 
 /// Local bundle adjustment: refines camera poses and world points together so that the points
 /// reproject onto their observed pixels, with a Huber kernel that lets outliers pull only

@@ -1,4 +1,5 @@
 import AnchorKitCV
+import AnchorKitSolvers
 
 /// Estimates a camera's pose from known world points and their pixels (PnP) with RANSAC, then
 /// refines it by Levenberg-Marquardt on the inliers, re-selecting the inliers with the refined

@@ -1,4 +1,5 @@
 import AnchorKitCV
+import AnchorKitSolvers
 
 /// A point triangulated from two posed views, with the evidence for or against it.
 package struct TriangulatedPoint: Sendable, Equatable {

@@ -1,4 +1,5 @@
 import AnchorKitCV
+import AnchorKitSolvers
 
 /// The outcome of a two-view initialisation: the relative pose of the two cameras and the
 /// points triangulated from their matches, or the reason there is none.

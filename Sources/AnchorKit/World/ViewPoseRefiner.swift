@@ -1,4 +1,5 @@
 import AnchorKitCV
+import AnchorKitSolvers
 
 /// Refines one rigid transform from points seen through it by fixed cameras: a camera's pose
 /// from points of a known map (one view, the identity), or an object's pose in a map from several

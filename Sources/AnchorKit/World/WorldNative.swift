@@ -1,4 +1,5 @@
 import AnchorKitCV
+import AnchorKitSolvers
 
 // Conversions shared by the world-geometry wrappers: the shim takes whole arrays of plain
 // numbers, so every call packs its inputs once here instead of crossing the boundary per point.

@@ -1,10 +1,10 @@
 // world_geometry.hpp — what the world solvers share (triangulation.cpp, two_view.cpp, pnp.cpp,
 // bundle_adjustment.cpp): the two-view point model, triangulation and its classification, and
-// ORB-SLAM's thresholds. Private to AnchorKitCV.
+// ORB-SLAM's thresholds. Private to AnchorKitSolvers.
 #ifndef ANCHORKIT_CV_WORLD_GEOMETRY_HPP
 #define ANCHORKIT_CV_WORLD_GEOMETRY_HPP
 
-#include "internal.hpp"
+#include "../AnchorKitCV/internal.hpp"
 
 #include "anchorkit_world.h"
 #include "rigid.hpp"

@@ -5,7 +5,8 @@
 // re-derives the Jacobian from the warped image at every iteration. Inverse compositional keeps the
 // reference's gradients fixed, so they are computed once per reference level; and a few thousand
 // strong-gradient samples carry nearly all of the alignment's information.
-#include "internal.hpp"
+#include "../AnchorKitCV/internal.hpp"
+#include "anchorkit_alignment.h"
 
 #include <algorithm>
 #include <cmath>

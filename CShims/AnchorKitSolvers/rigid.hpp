@@ -1,4 +1,4 @@
-// rigid.hpp — private to the AnchorKitCV target: the rigid-pose helpers shared by the solvers of
+// rigid.hpp — private to the AnchorKitSolvers target: the rigid-pose helpers shared by the solvers of
 // anchorkit_world.h (triangulation.cpp, two_view.cpp, pnp.cpp, bundle_adjustment.cpp,
 // view_pose.cpp). Poses are camera_from_world, [R | t] as 12 row-major doubles at the C boundary;
 // camera space is OpenCV's (+x right, +y down, +z forward).
@@ -6,7 +6,7 @@
 #define ANCHORKIT_CV_RIGID_HPP
 
 #include "anchorkit_world.h"
-#include "internal.hpp"
+#include "../AnchorKitCV/internal.hpp"
 
 #include <Eigen/Dense>
 

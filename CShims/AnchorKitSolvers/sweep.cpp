@@ -1,6 +1,7 @@
 // sweep.cpp — plane sweep: per-patch photo-consistency of two views under many plane homographies
 // (ak_plane_sweep). Every hypothesis costs one pass over the blocks it can score.
-#include "internal.hpp"
+#include "../AnchorKitCV/internal.hpp"
+#include "anchorkit_sweep.h"
 
 #include <limits>
 

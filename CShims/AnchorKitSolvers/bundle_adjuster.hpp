@@ -1,6 +1,6 @@
 // bundle_adjuster.hpp — local bundle adjustment (Levenberg-Marquardt with Eigen, Schur complement
 // on the points), used by ak_bundle_adjust (bundle_adjustment.cpp) and by the two-view
-// initialisation's refinement (two_view.cpp). Private to AnchorKitCV.
+// initialisation's refinement (two_view.cpp). Private to AnchorKitSolvers.
 #ifndef ANCHORKIT_CV_BUNDLE_ADJUSTER_HPP
 #define ANCHORKIT_CV_BUNDLE_ADJUSTER_HPP
 
