@@ -15,8 +15,7 @@ func placeQuad(folder: String) throws {
     var index = 0
     while let image = try? Image(contentsOf: folder + String(format: "/frames/%06d.png", index)) {
         let update = try session.process(Frame(index: index, time: Double(index) / 30, image: image))
-        guard let projection = update.camera.projectionMatrix(for: .landscapeRight, viewportSize: SIMD2(640, 480), zNear: 0.01, zFar: 100)
-        else { continue }
+        let projection = update.camera.projectionMatrix(for: .landscapeRight, viewportSize: SIMD2(640, 480), zNear: 0.01, zFar: 100)
         let view = update.camera.viewMatrix(for: .landscapeRight).matrix
         for anchor in update.anchors where anchor.kind == .image && anchor.isTracked {
             // What an engine uploads: model, view and projection, column-major (floatColumns).

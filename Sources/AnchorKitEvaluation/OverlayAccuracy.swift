@@ -25,7 +25,7 @@ public enum OverlayAccuracy {
     /// Measures every target of `truth` that is tracked in `update` and lies wholly inside the
     /// image (with room for the edge scans): each alone, over `frame`'s picture.
     public static func measure(frame: Frame, update: FrameUpdate, truth: FrameUpdate, compositor: OverlayCompositor) throws -> [Sample] {
-        guard let camera = update.camera.intrinsics else { return [] }
+        let camera = update.camera.intrinsics
         let scorer = Scorer(camera: camera)
         let margin = Double(OverlayEdgeMeasurement.searchRadius + 2)
         var samples: [Sample] = []

@@ -220,7 +220,8 @@ public struct SequenceSynthesizer {
                     polygon: polygon, coverage: coverage))
             }
         }
-        return FrameUpdate(frame: i, time: t, camera: CameraState(transform: gtWorldFromScene * worldFromCamera), anchors: anchors)
+        return FrameUpdate(frame: i, time: t, camera: CameraState(transform: gtWorldFromScene * worldFromCamera, intrinsics: scene.camera),
+                           anchors: anchors)
     }
 
     /// `gtWorld_from_scene` for ARKit's `.gravity` alignment: origin at the first camera, +y up,

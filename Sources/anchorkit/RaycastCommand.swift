@@ -86,8 +86,8 @@ struct RaycastCommand: ParsableCommand {
                 let update = try session.process(frame)
                 guard wanted.contains(frame.index) else { continue }
                 for pixel in rays {
-                    let hits = update.camera.raycastQuery(from: pixel, target: target, alignment: alignment).map(session.raycast) ?? []
-                    let truePlane = truth?[frame.index]?.plane(under: pixel, intrinsics: camera)
+                    let hits = session.raycast(update.camera.raycastQuery(from: pixel, target: target, alignment: alignment))
+                    let truePlane = truth?[frame.index]?.plane(under: pixel)
                     var error: Double?
                     if let hit = hits.first, let truePlane, update.camera.scale == .metric {
                         let reported = update.camera.cameraFrom(hit.worldTransform).translation

@@ -67,7 +67,7 @@ struct RenderCommand: ParsableCommand {
             if let anchors {
                 input = try FrameInput(input: self.input, cameraPath: tracking.camera, markerArguments: [], imageArguments: [], fps: tracking.fps)
                 session = nil
-                for update in try AnchorStreamReader.read(contentsOf: anchors) { recorded[update.frame] = update }
+                for update in try AnchorStreamReader.read(contentsOf: anchors, camera: input.camera) { recorded[update.frame] = update }
             } else {
                 (input, session) = try tracking.makeSession(input: self.input)
             }
@@ -87,9 +87,9 @@ struct RenderCommand: ParsableCommand {
                 if let session {
                     update = try session.process(frame)
                 } else {
-                    update = recorded[frame.index] ?? FrameUpdate(frame: frame.index, time: frame.time,
-                                                                  camera: CameraState(trackingState: .notAvailable), anchors: [])
-                    update.camera.intrinsics = input.camera
+                    update = recorded[frame.index] ?? FrameUpdate(
+                        frame: frame.index, time: frame.time, camera: CameraState(trackingState: .notAvailable, intrinsics: input.camera),
+                        anchors: [])
                 }
                 let instances = scene.instances(for: update, featurePoints: session?.featurePoints ?? [])
                 lastFrame = frame.index

@@ -24,7 +24,7 @@ struct ScoreCommand: ParsableCommand {
             guard let truth = try recorded.groundTruth() else {
                 throw InputError(sequence + "/sequence.json", "names no groundTruth file")
             }
-            let reported = try AnchorStreamReader.read(contentsOf: anchors)
+            let reported = try AnchorStreamReader.read(contentsOf: anchors, camera: recorded.description.camera)
             let score = Scorer(camera: recorded.description.camera).score(reported: reported, truth: truth)
             if json {
                 let encoder = JSONEncoder()

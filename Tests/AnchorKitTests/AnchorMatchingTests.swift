@@ -61,12 +61,12 @@ struct AnchorMatchingTests {
     /// and on the right `rightName(frame)`.
     static func streams(leftName: (Int) -> String, rightName: (Int) -> String) -> (truth: [FrameUpdate], reported: [FrameUpdate]) {
         let frames = 0..<6
-        let truth = frames.map { FrameUpdate(frame: $0, time: Double($0) / 30, camera: CameraState(), anchors: [left, right]) }
+        let truth = frames.map { FrameUpdate(frame: $0, time: Double($0) / 30, camera: CameraState(intrinsics: testCamera), anchors: [left, right]) }
         let reported = frames.map { f in
             var l = left, r = right
             l.identifier = leftName(f)
             r.identifier = rightName(f)
-            return FrameUpdate(frame: f, time: Double(f) / 30, camera: CameraState(), anchors: [r, l])
+            return FrameUpdate(frame: f, time: Double(f) / 30, camera: CameraState(intrinsics: testCamera), anchors: [r, l])
         }
         return (truth, reported)
     }
@@ -111,7 +111,7 @@ struct AnchorMatchingTests {
         truth = Array(truth.prefix(1))
         var ghost = Self.marker("marker/D/7/2", x: 0.0)
         ghost.corners = ghost.corners!.map { $0 + SIMD2(0, 30) }
-        reported = [FrameUpdate(frame: 0, time: 0, camera: CameraState(), anchors: reported[0].anchors + [ghost])]
+        reported = [FrameUpdate(frame: 0, time: 0, camera: CameraState(intrinsics: testCamera), anchors: reported[0].anchors + [ghost])]
         let score = Scorer(camera: Self.camera).score(reported: reported, truth: truth)
         #expect(score.successRate(at: 3) == 1)
         #expect(score.falsePositives == 1)
@@ -123,7 +123,7 @@ struct AnchorMatchingTests {
         let (truth, _) = Self.streams(leftName: { _ in "" }, rightName: { _ in "" })
         var r = Self.right
         r.identifier = "marker/D/7"
-        let reported = truth.map { FrameUpdate(frame: $0.frame, time: $0.time, camera: CameraState(), anchors: [r]) }
+        let reported = truth.map { FrameUpdate(frame: $0.frame, time: $0.time, camera: CameraState(intrinsics: testCamera), anchors: [r]) }
         let score = Scorer(camera: Self.camera).score(reported: reported, truth: truth)
         #expect(score.expected == 12 && score.reported == 6)
         #expect(score.successRate(at: 3) == 0.5)

@@ -122,7 +122,7 @@ struct CLITests {
         #expect(out.contents() == ["anchors.jsonl"])
         let lines = try String(contentsOfFile: output, encoding: .utf8).split(separator: "\n")
         #expect(lines.count == 120)
-        let updates = try AnchorStreamReader.read(contentsOf: output)
+        let updates = try AnchorStreamReader.read(contentsOf: output, camera: testCamera)
         #expect(updates.map(\.frame) == Array(0..<120))
         let summary = r.stdout.split(separator: "\n").filter { $0.hasPrefix("track: ") }
         #expect(summary.count == 1, "stdout: \(r.stdout)")
@@ -166,7 +166,7 @@ struct CLITests {
         #expect(r.status == 0, "stderr: \(r.stderr)")
         #expect(r.stderr.isEmpty, "--quiet prints nothing on stderr: \(r.stderr)")
         #expect(r.stdout.hasPrefix("track: 3 frames, 1 anchors"), "\(r.stdout)")
-        let updates = try AnchorStreamReader.read(contentsOf: out.file("a.jsonl"))
+        let updates = try AnchorStreamReader.read(contentsOf: out.file("a.jsonl"), camera: testCamera)
         #expect(updates.count == 3)
         #expect(updates.last?.anchor("marker/DICT_4X4_50/7")?.isTracked == true)
     }
@@ -183,8 +183,8 @@ struct CLITests {
         let viaImages = try await Self.run(["track", sequence, "-o", work.file("a.jsonl"), "--quiet"])
         let viaDatabase = try await Self.run(["track", sequence, "--references", db, "-o", work.file("b.jsonl"), "--quiet"])
         #expect(viaImages.status == 0 && viaDatabase.status == 0, "stderr: \(viaDatabase.stderr)")
-        let a = try AnchorStreamReader.read(contentsOf: work.file("a.jsonl"))
-        let b = try AnchorStreamReader.read(contentsOf: work.file("b.jsonl"))
+        let a = try AnchorStreamReader.read(contentsOf: work.file("a.jsonl"), camera: testCamera)
+        let b = try AnchorStreamReader.read(contentsOf: work.file("b.jsonl"), camera: testCamera)
         #expect(a.count == 90 && a.map(\.anchors) == b.map(\.anchors))
 
         let data = try #require(FileManager.default.contents(atPath: db))

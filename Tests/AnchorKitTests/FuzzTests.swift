@@ -126,7 +126,7 @@ struct FuzzTests {
         let folder = TemporaryFolder()
         for (i, name) in Self.datasets.enumerated() {
             try Self.replay(Self.head(Paths.dataset(name) + "/groundtruth.jsonl", lines: 3), as: "anchors.jsonl", in: folder,
-                            count: 40, key: 200 + UInt64(i)) { _ = try AnchorStreamReader.read(contentsOf: $0) }
+                            count: 40, key: 200 + UInt64(i)) { _ = try AnchorStreamReader.read(contentsOf: $0, camera: testCamera) }
         }
         try Self.replay(Self.head(Paths.dataset("markers-blur") + "/gravity.jsonl", lines: 4), as: "gravity.jsonl", in: folder,
                         count: 30, key: 300) { _ = try GravityFile.read(contentsOf: $0) }

@@ -235,16 +235,16 @@ struct MarkerPoseTests {
         let gt = Anchor(identifier: "marker/D/1", kind: .marker, name: "1", isTracked: true, transform: pose,
                         extent: SIMD2(0.08, 0.08), corners: corners)
         let truth = [
-            FrameUpdate(frame: 0, time: 0, camera: CameraState(), anchors: [gt]),
-            FrameUpdate(frame: 1, time: 0.1, camera: CameraState(), anchors: [gt]),
+            FrameUpdate(frame: 0, time: 0, camera: CameraState(intrinsics: testCamera), anchors: [gt]),
+            FrameUpdate(frame: 1, time: 0.1, camera: CameraState(intrinsics: testCamera), anchors: [gt]),
         ]
         var shifted = gt
         shifted.corners = corners.map { $0 + SIMD2(4, 0) }
         var ghost = gt
         ghost.identifier = "marker/D/2"
         let reported = [
-            FrameUpdate(frame: 0, time: 0, camera: CameraState(), anchors: [shifted, ghost]),
-            FrameUpdate(frame: 1, time: 0.1, camera: CameraState(), anchors: []),
+            FrameUpdate(frame: 0, time: 0, camera: CameraState(intrinsics: testCamera), anchors: [shifted, ghost]),
+            FrameUpdate(frame: 1, time: 0.1, camera: CameraState(intrinsics: testCamera), anchors: []),
         ]
         let score = Scorer(camera: camera).score(reported: reported, truth: truth)
         #expect(score.expected == 2)

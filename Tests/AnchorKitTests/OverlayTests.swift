@@ -45,10 +45,10 @@ struct OverlayTests {
         let pose = Transform(rotation: Matrix3.exp(normalize(SIMD3(0.3, 1, 0.2)) * 0.4), translation: SIMD3(0.2, 1.4, 0.5))
         let state = CameraState(transform: pose, intrinsics: try CameraIntrinsics(width: 640, height: 480, fx: 520, fy: 515, cx: 300.2, cy: 250.7))
         for viewport in [SIMD2<Double>(390, 844), SIMD2(844, 390), SIMD2(640, 480)] {
-            let projection: Matrix4 = try #require(state.projectionMatrix(for: orientation, viewportSize: viewport, zNear: 0.01, zFar: 100))
+            let projection: Matrix4 = state.projectionMatrix(for: orientation, viewportSize: viewport, zNear: 0.01, zFar: 100)
             let view = state.viewMatrix(for: orientation)
             for pixel in [SIMD2<Double>(10, 20), SIMD2(600, 400), SIMD2(320, 240)] {
-                let world = pose.apply(to: state.intrinsics!.unproject(pixel, depth: 2.5))
+                let world = pose.apply(to: state.intrinsics.unproject(pixel, depth: 2.5))
                 let expected: SIMD2<Double> = try #require(state.projectPoint(world, orientation: orientation, viewportSize: viewport))
                 let clip = projection * view.matrix * SIMD4(world, 1)
                 let ndc = SIMD2(clip[0] / clip[3], clip[1] / clip[3])

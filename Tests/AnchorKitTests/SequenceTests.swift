@@ -238,7 +238,7 @@ struct SequenceTests {
                             corners: [SIMD2(100.25, 200.5), SIMD2(180.125, 201), SIMD2(181, 280.75), SIMD2(99.5, 279)])
         let lost = Anchor(identifier: "marker/DICT_4X4_50/3", kind: .marker, name: "3", isTracked: false,
                           transform: Transform(translation: SIMD3(-0.1, 0, -0.5)), extent: SIMD2(0.08, 0.08))
-        return FrameUpdate(frame: 12, time: 0.4, camera: CameraState(transform: world, trackingState: .limited(.excessiveMotion)),
+        return FrameUpdate(frame: 12, time: 0.4, camera: CameraState(transform: world, trackingState: .limited(.excessiveMotion), intrinsics: testCamera),
                            anchors: [marker, lost])
     }
 
@@ -249,7 +249,7 @@ struct SequenceTests {
         var second = original
         second.frame = 13
         second.time = 13.0 / 30
-        second.camera = CameraState()
+        second.camera = CameraState(intrinsics: testCamera)
         let writer = try AnchorStreamWriter(path: path)
         try writer.write(original)
         try writer.write(second)
@@ -276,7 +276,7 @@ struct SequenceTests {
         #expect(anchors[1]["tracked"] as? Bool == false)
         #expect(anchors[1]["corners"] == nil)
 
-        let read = try AnchorStreamReader.read(contentsOf: path)
+        let read = try AnchorStreamReader.read(contentsOf: path, camera: testCamera)
         #expect(read.count == 2)
         let back = read[0]
         #expect(back.frame == 12 && back.time == 0.4)
@@ -309,7 +309,7 @@ struct SequenceTests {
             """
         let folder = TemporaryFolder()
         let path = try folder.write("gt.jsonl", line + "\n")
-        let read = try AnchorStreamReader.read(contentsOf: path)
+        let read = try AnchorStreamReader.read(contentsOf: path, camera: testCamera)
         #expect(read.count == 1)
         #expect(read[0].anchors.map(\.kind) == [.image, .plane])
         #expect(read[0].anchors[1].polygon?.count == 3)
@@ -321,7 +321,7 @@ struct SequenceTests {
         let folder = TemporaryFolder()
         let good = String(data: try JSONEncoder().encode(try Self.sampleUpdate()), encoding: .utf8)!
         let path = try folder.write("anchors.jsonl", good + "\n" + good + "\n{\"frame\": 3, \"anchors\": [\n" + good + "\n")
-        expectOneLineError(containing: [path, "line 3"]) { _ = try AnchorStreamReader.read(contentsOf: path) }
+        expectOneLineError(containing: [path, "line 3"]) { _ = try AnchorStreamReader.read(contentsOf: path, camera: testCamera) }
     }
 
     @Test func readerRejectsSchemaViolations() throws {
@@ -336,13 +336,13 @@ struct SequenceTests {
         ]
         for (i, (line, mention)) in cases.enumerated() {
             let path = try folder.write("bad\(i).jsonl", "\n" + line + "\n")
-            expectOneLineError(containing: [path, "line 2", mention]) { _ = try AnchorStreamReader.read(contentsOf: path) }
+            expectOneLineError(containing: [path, "line 2", mention]) { _ = try AnchorStreamReader.read(contentsOf: path, camera: testCamera) }
         }
     }
 
     @Test func readerOnMissingFile() {
         let path = TemporaryFolder().file("none.jsonl")
-        expectOneLineError(containing: [path, "no such file"]) { _ = try AnchorStreamReader.read(contentsOf: path) }
+        expectOneLineError(containing: [path, "no such file"]) { _ = try AnchorStreamReader.read(contentsOf: path, camera: testCamera) }
     }
 
     @Test func discardedWriterLeavesNothing() throws {
@@ -375,7 +375,7 @@ struct SequenceTests {
         // Until finished, the old file is untouched.
         #expect(try String(contentsOfFile: path, encoding: .utf8) == "old contents\n")
         try writer.finish()
-        #expect(try AnchorStreamReader.read(contentsOf: path).count == 1)
+        #expect(try AnchorStreamReader.read(contentsOf: path, camera: testCamera).count == 1)
         #expect(folder.contents() == ["anchors.jsonl"])
     }
 

@@ -174,3 +174,6 @@ enum MP4 {
 func isNear(_ a: Transform, _ b: Transform, _ tolerance: Double = 1e-12) -> Bool {
     zip(a.columnMajor, b.columnMajor).allSatisfy { abs($0 - $1) <= tolerance }
 }
+
+/// A 640 x 480 pinhole camera for camera states and streams whose intrinsics a test does not use.
+let testCamera = try! CameraIntrinsics(width: 640, height: 480, fx: 500, fy: 500, cx: 319.5, cy: 239.5)

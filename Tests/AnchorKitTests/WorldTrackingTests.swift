@@ -26,10 +26,21 @@ import Testing
         #expect(SimilarityAlignment.fit(source: Array(source.prefix(2)), target: Array(target.prefix(2)), withScale: true) == nil)
     }
 
-    @Test func quaternionConventionIsScalarLast() {
-        // 90° about +z: x -> y.
-        let q = SIMD4(0, 0, sin(Double.pi / 4), cos(Double.pi / 4))
-        #expect(isNear(Matrix3(quaternion: q) * SIMD3(1, 0, 0), SIMD3(0, 1, 0), 1e-12))
+    @Test func rotationVectorsAndSmallMatricesComeFromTheLibraries() throws {
+        // exp of SO(3) (OpenCV's Rodrigues; the log is ours): 90° about +z takes x to y, and back.
+        let quarter = SIMD3(0, 0, Double.pi / 2)
+        #expect(isNear(Matrix3.exp(quarter) * SIMD3(1, 0, 0), SIMD3(0, 1, 0), 1e-12))
+        for v in [quarter, SIMD3(0.3, -0.2, 0.1), SIMD3(0, 0, 0), SIMD3(1, 2, 2) / 3 * (Double.pi - 1e-7)] {
+            #expect(isNear(Matrix3.exp(v).log, v, 1e-6))
+        }
+        // The eigen-decomposition of a symmetric matrix (Eigen): values ascending, unit vectors.
+        let e = SymmetricEigen([[2, 1, 0], [1, 2, 0], [0, 0, 5]])
+        #expect(abs(e.values[0] - 1) < 1e-12 && abs(e.values[1] - 3) < 1e-12 && abs(e.values[2] - 5) < 1e-12)
+        #expect(abs(abs(e.vectors[0][0] * e.vectors[0][1]) - 0.5) < 1e-12 && e.vectors[0][0] * e.vectors[0][1] < 0)
+        // Inverse (Eigen's LU): exact on a known case, nil when singular.
+        let m = DenseMatrix(rows: 2, columns: 2, values: [4, 7, 2, 6])
+        #expect(try #require(m.inverse).values.enumerated().allSatisfy { abs($1 - [0.6, -0.7, -0.2, 0.4][$0]) < 1e-12 })
+        #expect(DenseMatrix(rows: 2, columns: 2, values: [1, 2, 2, 4]).inverse == nil)
     }
 
     @Test func gravityAlignmentMakesYUpAndKeepsHeading() {
@@ -137,10 +148,9 @@ import Testing
             let update = try session.process(frame)
             updates.append(update)
             let placed = scene.instances(for: update, featurePoints: session.featurePoints)
-            var trueCamera = truth[frame.index].camera
-            trueCamera.intrinsics = configuration.camera
+            let trueCamera = truth[frame.index].camera
             if frame.index == 90 {
-                let floor = try #require(truth[90].plane(under: tap, intrinsics: configuration.camera))
+                let floor = try #require(truth[90].plane(under: tap))
                 #expect(floor.identifier == "plane/floor")
                 trueSpot = trueCamera.transform.apply(to: floor.inCamera)
             }
@@ -218,9 +228,9 @@ import Testing
         var errors: [Double] = []
         for row in 0..<12 { for column in 0..<16 {
             let pixel = SIMD2(Double(column) * 40 + 19.5, Double(row) * 40 + 19.5)
-            let query = try #require(update.camera.raycastQuery(from: pixel, target: .existingPlaneGeometry, alignment: .horizontal))
+            let query = update.camera.raycastQuery(from: pixel, target: .existingPlaneGeometry, alignment: .horizontal)
             guard let hit = session.raycast(query).first, hit.anchorIdentifier == floor.0.identifier else { continue }
-            let truePlane = try #require(truth.plane(under: pixel, intrinsics: camera))
+            let truePlane = try #require(truth.plane(under: pixel))
             guard truePlane.identifier == "plane/floor" else { continue }
             errors.append(length(update.camera.cameraFrom(hit.worldTransform).translation - truePlane.inCamera))
         } }

@@ -24,5 +24,6 @@
 #include "anchorkit_features.h"
 #include "anchorkit_homography.h"
 #include "anchorkit_flow.h"
+#include "anchorkit_linalg.h"
 
 #endif

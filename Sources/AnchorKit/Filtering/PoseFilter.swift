@@ -9,6 +9,9 @@
 ///
 /// State: rotation R and translation t (nominal), angular velocity ω (rad/s, camera frame) and
 /// velocity v (m/s); the error state is `[δθ, ω, δt, v]` with `R_true = exp(δθ) R`.
+// Not cv::KalmanFilter: it is a linear filter over a vector state, and this one is an
+// error-state filter on SO(3) x R³, re-linearised and re-centred on the nominal rotation at
+// every step; only its matrix products would be left to it.
 public struct PoseFilter: Sendable {
     /// Noise settings.
     public struct Parameters: Sendable, Equatable {

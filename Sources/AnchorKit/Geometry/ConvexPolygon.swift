@@ -1,3 +1,5 @@
+import AnchorKitCV
+
 /// Area, intersection and hulls of convex polygons in a plane (the image, in pixels, or a plane
 /// anchor's x-z plane, in metres).
 package enum ConvexPolygon {
@@ -22,6 +24,8 @@ package enum ConvexPolygon {
     }
 
     /// The part of `subject` inside the convex `clip` polygon (Sutherland–Hodgman).
+    // Not OpenCV's intersectConvexConvex: it takes single-precision points, and the visible
+    // fractions written into rendered sequences' ground truth would carry its rounding.
     public static func clip(_ subject: [SIMD2<Double>], by clip: [SIMD2<Double>]) -> [SIMD2<Double>] {
         guard clip.count >= 3 else { return [] }
         let orientation: Double = signedArea(clip) >= 0 ? 1 : -1
@@ -99,23 +103,12 @@ package enum ConvexPolygon {
         return depth
     }
 
-    /// The convex hull of `points`, counter-clockwise in x-right, y-up axes (Andrew's monotone
-    /// chain); collinear points are dropped. Fewer than 3 distinct points give them back sorted.
+    /// The convex hull of `points`, counter-clockwise in x-right, y-up axes (OpenCV's
+    /// `convexHull`, through the shim). Fewer than 3 points give them back sorted.
     public static func hull(_ points: [SIMD2<Double>]) -> [SIMD2<Double>] {
-        let p = points.sorted { $0.x != $1.x ? $0.x < $1.x : $0.y < $1.y }
-        guard p.count >= 3 else { return p }
-        func turn(_ o: SIMD2<Double>, _ a: SIMD2<Double>, _ b: SIMD2<Double>) -> Double {
-            (a.x - o.x) * (b.y - o.y) - (a.y - o.y) * (b.x - o.x)
-        }
-        var lower: [SIMD2<Double>] = [], upper: [SIMD2<Double>] = []
-        for q in p {
-            while lower.count >= 2 && turn(lower[lower.count - 2], lower[lower.count - 1], q) <= 0 { lower.removeLast() }
-            lower.append(q)
-        }
-        for q in p.reversed() {
-            while upper.count >= 2 && turn(upper[upper.count - 2], upper[upper.count - 1], q) <= 0 { upper.removeLast() }
-            upper.append(q)
-        }
-        return Array(lower.dropLast() + upper.dropLast())
+        guard points.count >= 3 else { return points.sorted { $0.x != $1.x ? $0.x < $1.x : $0.y < $1.y } }
+        var indices = [Int32](repeating: 0, count: points.count), count: Int32 = 0
+        guard ak_convex_hull(points.flatMap { [$0.x, $0.y] }, Int32(points.count), &indices, &count) == AK_OK else { return [] }
+        return indices.prefix(Int(count)).map { points[Int($0)] }
     }
 }

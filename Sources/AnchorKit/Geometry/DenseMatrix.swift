@@ -1,3 +1,5 @@
+import AnchorKitCV
+
 /// A small dense matrix of `Double` (row-major), for filters and least squares with a handful
 /// of unknowns. Not meant for large problems.
 package struct DenseMatrix: Equatable, Sendable {
@@ -49,30 +51,12 @@ package struct DenseMatrix: Equatable, Sendable {
         DenseMatrix(rows: a.rows, columns: a.columns, values: zip(a.values, b.values).map { $0 - $1 })
     }
 
-    /// The inverse by Gauss–Jordan elimination with partial pivoting; nil if singular.
+    /// The inverse (Eigen's LU with full pivoting, through the shim); nil if singular.
     public var inverse: DenseMatrix? {
         precondition(rows == columns)
-        let n = rows
-        var a = self, inv = DenseMatrix.identity(n)
-        for col in 0..<n {
-            var pivot = col
-            for r in (col + 1)..<max(col + 1, n) where abs(a[r, col]) > abs(a[pivot, col]) { pivot = r }
-            guard abs(a[pivot, col]) > 1e-300 else { return nil }
-            if pivot != col {
-                for c in 0..<n {
-                    a.values.swapAt(col * n + c, pivot * n + c)
-                    inv.values.swapAt(col * n + c, pivot * n + c)
-                }
-            }
-            let d = a[col, col]
-            for c in 0..<n { a[col, c] /= d; inv[col, c] /= d }
-            for r in 0..<n where r != col {
-                let f = a[r, col]
-                if f == 0 { continue }
-                for c in 0..<n { a[r, c] -= f * a[col, c]; inv[r, c] -= f * inv[col, c] }
-            }
-        }
-        return inv
+        var inverse = DenseMatrix(rows: rows, columns: rows), invertible: Int32 = 0
+        guard ak_invert(values, Int32(rows), &inverse.values, &invertible) == AK_OK, invertible != 0 else { return nil }
+        return inverse
     }
 
     /// A column vector.

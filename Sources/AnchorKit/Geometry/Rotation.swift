@@ -1,14 +1,19 @@
+import AnchorKitCV
 import Foundation
 
 extension Matrix3 {
-    /// The rotation `exp([v]x)`: by `|v|` radians about `v` (the exponential map of SO(3)).
+    /// The rotation `exp([v]x)`: by `|v|` radians about `v` (the exponential map of SO(3);
+    /// OpenCV's Rodrigues). NaN for a non-finite `v`.
     public static func exp(_ v: SIMD3<Double>) -> Matrix3 {
-        let angle = length(v)
-        return angle < 1e-12 ? .identity : .rotation(angle: angle, axis: v / angle)
+        var r = [Double](repeating: .nan, count: 9)
+        if ak_rotation_from_vector([v.x, v.y, v.z], &r) != AK_OK { r = [Double](repeating: .nan, count: 9) }
+        return Matrix3(rowMajor: r)
     }
 
     /// The rotation vector of this rotation (the logarithm map of SO(3)): axis times angle,
     /// angle in 0...π.
+    // Not OpenCV's Rodrigues: it returns zero for any rotation under about 1e-5 rad (its
+    // small-angle branch), which would erase the small corrections filters average.
     public var log: SIMD3<Double> {
         let angle = rotationAngle
         let w = SIMD3(self[2, 1] - self[1, 2], self[0, 2] - self[2, 0], self[1, 0] - self[0, 1])

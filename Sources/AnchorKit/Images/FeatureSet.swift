@@ -2,24 +2,43 @@ import AnchorKitCV
 
 /// ORB keypoints and their 32-byte binary descriptors, of one image.
 public final class FeatureSet: @unchecked Sendable {
-    /// ORB settings.
+    /// ORB settings: the shim's parameter struct, filled with its defaults (anchorkit_features.h:
+    /// 1000 features, scale step 1.2, 8 levels, FAST threshold 20, a 4 x 4 grid).
     public struct Parameters: Sendable, Equatable {
+        var native = shimDefaults(ak_orb_params(), ak_orb_params_default)
         /// How many features to keep.
-        public var maximumCount = 1000
+        public var maximumCount: Int {
+            get { Int(native.max_features) }
+            set { native.max_features = Int32(clamping: newValue) }
+        }
         /// Scale step of the pyramid and its number of levels.
-        public var scaleFactor = 1.2
-        public var levels = 8
+        public var scaleFactor: Double {
+            get { native.scale_factor }
+            set { native.scale_factor = newValue }
+        }
+        public var levels: Int {
+            get { Int(native.levels) }
+            set { native.levels = Int32(clamping: newValue) }
+        }
         /// FAST corner threshold.
-        public var fastThreshold = 20
+        public var fastThreshold: Int {
+            get { Int(native.fast_threshold) }
+            set { native.fast_threshold = Int32(clamping: newValue) }
+        }
         /// Features are spread over a grid of cells (columns x rows; 0 = no grid).
-        public var gridColumns = 4, gridRows = 4
+        public var gridColumns: Int {
+            get { Int(native.grid_columns) }
+            set { native.grid_columns = Int32(clamping: newValue) }
+        }
+        public var gridRows: Int {
+            get { Int(native.grid_rows) }
+            set { native.grid_rows = Int32(clamping: newValue) }
+        }
         public init() {}
 
-        var native: ak_orb_params {
-            var p = shimDefaults(ak_orb_params(), ak_orb_params_default)
-            p.max_features = Int32(maximumCount); p.scale_factor = scaleFactor; p.levels = Int32(levels)
-            p.fast_threshold = Int32(fastThreshold); p.grid_columns = Int32(gridColumns); p.grid_rows = Int32(gridRows)
-            return p
+        public static func == (a: Parameters, b: Parameters) -> Bool {
+            (a.maximumCount, a.scaleFactor, a.levels, a.fastThreshold, a.gridColumns, a.gridRows)
+                == (b.maximumCount, b.scaleFactor, b.levels, b.fastThreshold, b.gridColumns, b.gridRows)
         }
     }
 

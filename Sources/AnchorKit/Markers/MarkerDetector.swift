@@ -12,17 +12,23 @@ public struct MarkerDetection: Equatable, Sendable {
     public var correlation: Double? = nil
 }
 
-/// Parameters of the marker detectors (OpenCV's ArUco detector, AprilTag 3) that matter in practice.
+/// Parameters of the marker detectors (OpenCV's ArUco detector, AprilTag 3) that matter in
+/// practice: the shim's parameter structs, filled with its defaults (anchorkit_markers.h,
+/// anchorkit_apriltag.h), behind the properties below.
 public struct MarkerDetectionParameters: Sendable, Equatable {
     /// How AprilTag 3 (libapriltag) searches an image for the quads of markers (AprilTag and ArUco
     /// dictionaries alike, codes of up to 8x8 bits).
     public struct AprilTag: Sendable, Equatable {
+        var native = shimDefaults(ak_apriltag_params(), ak_apriltag_params_default)
         /// Quads are searched for at 1 / `decimation` of the image's resolution (1, 1.5 or a whole number up to 8); corners are
         /// refined at full resolution whatever it is. Default 1: on a real photo of 12 tags shrunk
         /// to 15-18 px sides, 1 finds 11-12, 1.5 finds 1-9 and 2 finds 0-4 (AprilTagTests); 2 costs
         /// a quarter of the time (5 against 21 ms on 640x480 alone; 70 against 35 frames/s for
         /// `anchorkit track Datasets/markers-apriltag-far`).
-        public var decimation = 1.0
+        public var decimation: Double {
+            get { native.quad_decimate }
+            set { native.quad_decimate = newValue }
+        }
         /// libapriltag's worker threads (1...64); nil (the default) chooses: 1 for video, where
         /// the tracker's other stages (decoding ahead) already use the other cores and one thread
         /// costs the least CPU time, and every core up to 4 for still photos (``forStills()``),
@@ -31,10 +37,17 @@ public struct MarkerDetectionParameters: Sendable, Equatable {
         /// Codes up to this many bits from a valid one are corrected (0...2); nil: OpenCV's rule,
         /// `errorCorrectionRate` times the bits the dictionary can correct, up to 2 (2 for the
         /// 36h11 tags, 0 for DICT_4X4_50).
-        public var correctedBits: Int?
+        public var correctedBits: Int? {
+            get { native.max_hamming < 0 ? nil : Int(native.max_hamming) }
+            set { native.max_hamming = newValue.map { Int32(clamping: $0) } ?? -1 }
+        }
         /// The most bits per side a code can have for AprilTag 3 to decode it (its codes are 64-bit).
         public static let largestCode = 8
         public init() {}
+
+        public static func == (a: AprilTag, b: AprilTag) -> Bool {
+            (a.decimation, a.threads, a.correctedBits) == (b.decimation, b.threads, b.correctedBits)
+        }
     }
 
     /// How corners are refined.
@@ -64,18 +77,34 @@ public struct MarkerDetectionParameters: Sendable, Equatable {
         return p
     }
 
+    var native = shimDefaults(ak_marker_params(), ak_marker_params_default)
     /// Default: template alignment.
-    public var cornerRefinement: CornerRefinement = .template
-    /// Half-size of the sub-pixel refinement window, pixels.
-    public var refinementWindow = 5
-    /// Smallest marker perimeter accepted, as a fraction of the image's larger side.
-    public var minimumPerimeterRate = 0.03
+    public var cornerRefinement: CornerRefinement {
+        get { CornerRefinement(rawValue: Int32(native.corner_refinement.rawValue)) ?? .template }
+        set { native.corner_refinement = ak_corner_refinement(rawValue: UInt32(newValue.rawValue)) }
+    }
+    /// Half-size of the sub-pixel refinement window, pixels (default 5).
+    public var refinementWindow: Int {
+        get { Int(native.refinement_window) }
+        set { native.refinement_window = Int32(clamping: newValue) }
+    }
+    /// Smallest marker perimeter accepted, as a fraction of the image's larger side (default 0.03).
+    public var minimumPerimeterRate: Double {
+        get { native.min_marker_perimeter_rate }
+        set { native.min_marker_perimeter_rate = newValue }
+    }
     /// Accuracy of the polygonal approximation of candidate contours, as a fraction of their
-    /// perimeter (OpenCV's `polygonalApproxAccuracyRate`).
-    public var polygonalApproximationRate = 0.03
+    /// perimeter (OpenCV's `polygonalApproxAccuracyRate`; default 0.03).
+    public var polygonalApproximationRate: Double {
+        get { native.polygonal_approx_accuracy_rate }
+        set { native.polygonal_approx_accuracy_rate = newValue }
+    }
     /// Fraction of the dictionary's correctable bits that may be corrected (0 accepts exact
-    /// codes only; OpenCV's `errorCorrectionRate`).
-    public var errorCorrectionRate = 0.6
+    /// codes only; OpenCV's `errorCorrectionRate`; default 0.6).
+    public var errorCorrectionRate: Double {
+        get { native.error_correction_rate }
+        set { native.error_correction_rate = newValue }
+    }
     /// AprilTag 3 finds and decodes the markers of every dictionary of up to 8x8 bits (ArUco ones
     /// as families built from OpenCV's codes) and the corner refinement above follows; nil uses
     /// OpenCV's ArUco detector (it misses most markers under ~25 pixels a side). Larger codes always
@@ -83,9 +112,19 @@ public struct MarkerDetectionParameters: Sendable, Equatable {
     public var aprilTag: AprilTag? = AprilTag()
     /// With `.template` refinement, also measure how well each marker's aligned ideal picture
     /// correlates with the image (``MarkerDetection/correlation``; about 0.03 ms a marker).
-    public var measuresCorrelation = false
+    public var measuresCorrelation: Bool {
+        get { native.template_correlation != 0 }
+        set { native.template_correlation = newValue ? 1 : 0 }
+    }
 
     public init() {}
+
+    public static func == (a: MarkerDetectionParameters, b: MarkerDetectionParameters) -> Bool {
+        a.cornerRefinement == b.cornerRefinement && a.refinementWindow == b.refinementWindow
+            && a.minimumPerimeterRate == b.minimumPerimeterRate && a.polygonalApproximationRate == b.polygonalApproximationRate
+            && a.errorCorrectionRate == b.errorCorrectionRate && a.measuresCorrelation == b.measuresCorrelation
+            && a.aprilTag == b.aprilTag
+    }
 }
 
 /// Finds the markers of one dictionary in images (a thin wrapper over AprilTag 3's quad detection
@@ -98,19 +137,12 @@ public final class MarkerDetector {
 
     public init(dictionary: MarkerDictionary, parameters: MarkerDetectionParameters = MarkerDetectionParameters()) throws {
         self.dictionary = dictionary
-        var p = shimDefaults(ak_marker_params(), ak_marker_params_default)
-        p.corner_refinement = ak_corner_refinement(rawValue: UInt32(parameters.cornerRefinement.rawValue))
-        p.refinement_window = Int32(parameters.refinementWindow)
-        p.min_marker_perimeter_rate = parameters.minimumPerimeterRate
-        p.polygonal_approx_accuracy_rate = parameters.polygonalApproximationRate
-        p.error_correction_rate = parameters.errorCorrectionRate
-        p.template_correlation = parameters.measuresCorrelation ? 1 : 0
+        var p = parameters.native
         var out: OpaquePointer?
         if let aprilTag = parameters.aprilTag, dictionary.bits <= MarkerDetectionParameters.AprilTag.largestCode {
-            var a = shimDefaults(ak_apriltag_params(), ak_apriltag_params_default)
-            a.quad_decimate = aprilTag.decimation
-            a.threads = Int32(clamping: aprilTag.threads ?? 1)
-            a.max_hamming = Int32(clamping: aprilTag.correctedBits ?? -1)
+            var a = aprilTag.native
+            // nil: the shim's default (one thread, for video; forStills() chooses for photos).
+            if let threads = aprilTag.threads { a.threads = Int32(clamping: threads) }
             try NativeError.check(ak_marker_detector_create_apriltag(dictionary.handle, &p, &a, &out), "AprilTag 3 detector")
         } else {
             try NativeError.check(ak_marker_detector_create(dictionary.handle, &p, &out), "marker detector")

@@ -41,10 +41,8 @@ public struct RaycastResult: Equatable, Sendable {
 
 extension CameraState {
     /// The query for a tap at `pixel` of this camera's frame (the image's pixel convention;
-    /// lens distortion is removed): from the camera centre through the pixel. Nil without
-    /// intrinsics.
-    public func raycastQuery(from pixel: SIMD2<Double>, target: RaycastTarget, alignment: PlaneAlignment) -> RaycastQuery? {
-        guard let intrinsics else { return nil }
+    /// lens distortion is removed): from the camera centre through the pixel.
+    public func raycastQuery(from pixel: SIMD2<Double>, target: RaycastTarget, alignment: PlaneAlignment) -> RaycastQuery {
         let inCamera = intrinsics.unproject(pixel, depth: 1)  // ARKit camera axes
         return RaycastQuery(origin: transform.translation, direction: transform.rotation * inCamera,
                             target: target, alignment: alignment)

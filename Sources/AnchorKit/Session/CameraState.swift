@@ -5,14 +5,15 @@ public struct CameraState: Equatable, Sendable {
     public var transform: Transform
     /// How far ``transform`` can be trusted.
     public var trackingState: TrackingState
-    /// The intrinsics of the frame's image.
-    public var intrinsics: CameraIntrinsics?
+    /// The intrinsics of the frame's image (for a decoded stream, those given to the decoder:
+    /// ``Foundation/CodingUserInfoKey/cameraIntrinsics``).
+    public var intrinsics: CameraIntrinsics
     /// Whether world distances are metres (`.metric`) or in an unknown unit (`.arbitrary`:
     /// monocular odometry before any target of known size was seen). Nil without world tracking.
     public var scale: WorldScale?
 
     public init(transform: Transform = .identity, trackingState: TrackingState = .normal,
-                intrinsics: CameraIntrinsics? = nil, scale: WorldScale? = nil) {
+                intrinsics: CameraIntrinsics, scale: WorldScale? = nil) {
         self.transform = transform
         self.trackingState = trackingState
         self.intrinsics = intrinsics
@@ -30,25 +31,24 @@ public struct CameraState: Equatable, Sendable {
     }
 
     /// The projection matrix for a viewport of `viewportSize` points showing this frame in
-    /// `orientation` with aspect fill (`ARCamera.projectionMatrix(for:viewportSize:zNear:zFar:)`),
-    /// nil without intrinsics. `projection * viewMatrix(for:) * p` is
-    /// the clip-space position of world point p.
+    /// `orientation` with aspect fill (`ARCamera.projectionMatrix(for:viewportSize:zNear:zFar:)`).
+    /// `projection * viewMatrix(for:) * p` is the clip-space position of world point p.
     public func projectionMatrix(for orientation: InterfaceOrientation, viewportSize: SIMD2<Double>,
-                                 zNear: Double = 0.001, zFar: Double = 1000) -> Matrix4? {
-        intrinsics?.projectionMatrix(for: orientation, viewportSize: viewportSize, zNear: zNear, zFar: zFar)
+                                 zNear: Double = 0.001, zFar: Double = 1000) -> Matrix4 {
+        intrinsics.projectionMatrix(for: orientation, viewportSize: viewportSize, zNear: zNear, zFar: zFar)
     }
 
     /// The pixel of this frame's image where world point `worldPoint` appears (OpenCV's pixel
-    /// convention, lens distortion applied); nil behind the camera or without intrinsics.
+    /// convention, lens distortion applied); nil behind the camera.
     public func project(_ worldPoint: SIMD3<Double>) -> SIMD2<Double>? {
-        intrinsics?.project(transform.inverse.apply(to: worldPoint))
+        intrinsics.project(transform.inverse.apply(to: worldPoint))
     }
 
     /// Where world point `worldPoint` appears in a viewport of `viewportSize` points showing this
     /// frame in `orientation` with aspect fill (`ARCamera.projectPoint(_:orientation:viewportSize:)`):
-    /// top-left origin, points. Nil behind the camera or without intrinsics.
+    /// top-left origin, points. Nil behind the camera.
     public func projectPoint(_ worldPoint: SIMD3<Double>, orientation: InterfaceOrientation, viewportSize: SIMD2<Double>) -> SIMD2<Double>? {
-        guard let intrinsics, let pixel = project(worldPoint) else { return nil }
+        guard let pixel = project(worldPoint) else { return nil }
         return intrinsics.viewportPoint(ofPixel: pixel, orientation: orientation, viewportSize: viewportSize)
     }
 

@@ -39,6 +39,12 @@ public struct AnchorEvents: Equatable, Sendable {
     public var isEmpty: Bool { added.isEmpty && updated.isEmpty && removed.isEmpty }
 }
 
+extension CodingUserInfoKey {
+    /// The ``CameraIntrinsics`` of the frames of an anchor stream being decoded: the stream
+    /// states each camera's pose, not its intrinsics, which ``FrameUpdate``'s camera carries.
+    public static let cameraIntrinsics = CodingUserInfoKey(rawValue: "AnchorKit.cameraIntrinsics")!
+}
+
 extension FrameUpdate: Codable {
     enum CodingKeys: String, CodingKey { case frame, time, image, camera, anchors }
     enum CameraKeys: String, CodingKey { case transform, tracking, reason, scale }
@@ -61,7 +67,11 @@ extension FrameUpdate: Codable {
             throw DecodingError.dataCorruptedError(forKey: .tracking, in: cam,
                 debugDescription: "tracking must be notAvailable, limited or normal, not \"\(tracking)\"")
         }
-        camera = CameraState(transform: transform, trackingState: state,
+        guard let intrinsics = decoder.userInfo[.cameraIntrinsics] as? CameraIntrinsics else {
+            throw DecodingError.dataCorrupted(.init(codingPath: decoder.codingPath,
+                debugDescription: "decoding an anchor stream needs the camera's intrinsics (userInfo[.cameraIntrinsics])"))
+        }
+        camera = CameraState(transform: transform, trackingState: state, intrinsics: intrinsics,
                              scale: try cam.decodeIfPresent(WorldScale.self, forKey: .scale))
         anchors = try c.decode([Anchor].self, forKey: .anchors)
         events = AnchorEvents()

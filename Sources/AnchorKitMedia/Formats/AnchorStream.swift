@@ -31,11 +31,12 @@ public final class AnchorStreamWriter {
 
 /// Reads an anchor stream (tracker output or ground truth).
 public enum AnchorStreamReader {
-    /// All lines of a stream. Throws a one-line error naming the file (and line) for malformed
-    /// JSON, schema violations, or a stream without a single frame (scoring one would print a
+    /// All lines of a stream of frames taken by `camera` (the stream states poses, not
+    /// intrinsics). Throws a one-line error naming the file (and line) for malformed JSON,
+    /// schema violations, or a stream without a single frame (scoring one would print a
     /// meaningless table).
-    public static func read(contentsOf path: String) throws -> [FrameUpdate] {
-        let updates = try JSONLines.read(FrameUpdate.self, contentsOf: path)
+    public static func read(contentsOf path: String, camera: CameraIntrinsics) throws -> [FrameUpdate] {
+        let updates = try JSONLines.read(FrameUpdate.self, contentsOf: path, userInfo: [.cameraIntrinsics: camera])
         guard !updates.isEmpty else { throw InputError(path, "empty anchor stream: no frame lines") }
         return updates
     }

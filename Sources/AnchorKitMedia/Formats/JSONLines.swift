@@ -5,13 +5,15 @@ import AnchorKit
 /// streams, gravity and pose files.
 enum JSONLines {
     /// Decodes every non-blank line of `path` as `T`, then lets `check` validate it (throwing a
-    /// message). Errors are one line naming the file and the 1-based line number.
-    static func read<T: Decodable>(_ type: T.Type, contentsOf path: String,
+    /// message). `userInfo` is the decoder's. Errors are one line naming the file and the
+    /// 1-based line number.
+    static func read<T: Decodable>(_ type: T.Type, contentsOf path: String, userInfo: [CodingUserInfoKey: Any] = [:],
                                    check: (T) throws -> Void = { _ in }) throws -> [T] {
         guard let data = FileManager.default.contents(atPath: path) else {
             throw InputError(path, FileManager.default.fileExists(atPath: path) ? "cannot be read" : "no such file")
         }
         let decoder = JSONDecoder()
+        decoder.userInfo = userInfo
         var values: [T] = []
         for (n, line) in data.split(separator: 0x0A, omittingEmptySubsequences: false).enumerated() {
             if line.allSatisfy({ $0 == 0x20 || $0 == 0x0D || $0 == 0x09 }) { continue }

@@ -107,6 +107,6 @@ public struct RecordedSequence: Sendable {
 
     /// The ground-truth stream, if the sequence names one.
     public func groundTruth() throws -> [FrameUpdate]? {
-        try description.groundTruth.map { try AnchorStreamReader.read(contentsOf: resolve($0)) }
+        try description.groundTruth.map { try AnchorStreamReader.read(contentsOf: resolve($0), camera: description.camera) }
     }
 }

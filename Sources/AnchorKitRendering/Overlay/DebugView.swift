@@ -12,40 +12,39 @@ public enum DebugView {
     public static func draw(_ update: FrameUpdate, over image: Image) throws -> Image {
         var strokes: [Stroke] = [], labels: [TextLabel] = []
         let camera = update.camera
-        if let intrinsics = camera.intrinsics {
-            for anchor in update.anchors where OverlayScene.isShowable(anchor) {
-                let cameraFromAnchor = camera.cameraFrom(anchor.transform)
-                let toCamera = { (p: SIMD3<Double>) in cameraFromAnchor.apply(to: p) }
-                var labelAt: SIMD2<Double>?
-                if anchor.kind == .plane, let polygon = anchor.polygon {
-                    let outline = polygon.map { toCamera(SIMD3($0.x, 0, $0.y)) }
-                    if let drawn = PictureQuad.projectClipped(outline, camera: intrinsics, near: nearDistance) {
-                        strokes.append(Stroke(points: drawn, isClosed: true, color: .cyan, width: 2))
-                    }
-                    labelAt = intrinsics.project(toCamera(.zero))
-                } else if anchor.isTracked, let corners = anchor.corners {
-                    strokes.append(Stroke(points: corners, isClosed: true, color: .yellow, width: 2))
-                    strokes += corners.map { Stroke(points: [$0], color: .yellow, width: 6) }
-                    labelAt = corners[0]
-                } else {
-                    // Placed but out of sight this frame: its rectangle where the world holds it.
-                    let rectangle = TargetConvention.corners(width: anchor.extent.x, height: anchor.extent.y).map(toCamera)
-                    if let drawn = PictureQuad.projectClipped(rectangle, camera: intrinsics, near: nearDistance) {
-                        strokes.append(Stroke(points: drawn, isClosed: true, color: .white, width: 1))
-                        labelAt = drawn[0]
-                    }
+        let intrinsics = camera.intrinsics
+        for anchor in update.anchors where OverlayScene.isShowable(anchor) {
+            let cameraFromAnchor = camera.cameraFrom(anchor.transform)
+            let toCamera = { (p: SIMD3<Double>) in cameraFromAnchor.apply(to: p) }
+            var labelAt: SIMD2<Double>?
+            if anchor.kind == .plane, let polygon = anchor.polygon {
+                let outline = polygon.map { toCamera(SIMD3($0.x, 0, $0.y)) }
+                if let drawn = PictureQuad.projectClipped(outline, camera: intrinsics, near: nearDistance) {
+                    strokes.append(Stroke(points: drawn, isClosed: true, color: .cyan, width: 2))
                 }
-                // Half the target's size; planes' capped, so that a floor's axes do not cross the picture.
-                let length = min(0.5 * min(anchor.extent.x, anchor.extent.y), anchor.kind == .plane ? 0.25 : .infinity)
-                for (axis, color) in [(SIMD3<Double>(1, 0, 0), Color.red), (SIMD3(0, 1, 0), .green), (SIMD3(0, 0, 1), .blue)] {
-                    if let segment = projectedSegment(toCamera(.zero), toCamera(axis * length), camera: intrinsics) {
-                        strokes.append(Stroke(points: segment, color: color, width: 2))
-                    }
+                labelAt = intrinsics.project(toCamera(.zero))
+            } else if anchor.isTracked, let corners = anchor.corners {
+                strokes.append(Stroke(points: corners, isClosed: true, color: .yellow, width: 2))
+                strokes += corners.map { Stroke(points: [$0], color: .yellow, width: 6) }
+                labelAt = corners[0]
+            } else {
+                // Placed but out of sight this frame: its rectangle where the world holds it.
+                let rectangle = TargetConvention.corners(width: anchor.extent.x, height: anchor.extent.y).map(toCamera)
+                if let drawn = PictureQuad.projectClipped(rectangle, camera: intrinsics, near: nearDistance) {
+                    strokes.append(Stroke(points: drawn, isClosed: true, color: .white, width: 1))
+                    labelAt = drawn[0]
                 }
-                if let at = labelAt {
-                    let name = anchor.kind == .plane ? "\(anchor.identifier) \(anchor.alignment?.rawValue ?? "")" : anchor.identifier
-                    labels.append(TextLabel(name, at: at + SIMD2(4, -6), color: anchor.kind == .plane ? .cyan : .yellow, height: 10))
+            }
+            // Half the target's size; planes' capped, so that a floor's axes do not cross the picture.
+            let length = min(0.5 * min(anchor.extent.x, anchor.extent.y), anchor.kind == .plane ? 0.25 : .infinity)
+            for (axis, color) in [(SIMD3<Double>(1, 0, 0), Color.red), (SIMD3(0, 1, 0), .green), (SIMD3(0, 0, 1), .blue)] {
+                if let segment = projectedSegment(toCamera(.zero), toCamera(axis * length), camera: intrinsics) {
+                    strokes.append(Stroke(points: segment, color: color, width: 2))
                 }
+            }
+            if let at = labelAt {
+                let name = anchor.kind == .plane ? "\(anchor.identifier) \(anchor.alignment?.rawValue ?? "")" : anchor.identifier
+                labels.append(TextLabel(name, at: at + SIMD2(4, -6), color: anchor.kind == .plane ? .cyan : .yellow, height: 10))
             }
         }
         var state = "frame \(update.frame)  \(camera.trackingState.name)"

@@ -17,9 +17,10 @@ public final class OverlayCompositor {
     public init() {}
 
     /// `image` with the overlays of `instances` (from `scene`) painted over it, seen by `camera`
-    /// (which needs intrinsics of the image's size). Returns `image` itself when nothing shows.
+    /// (whose intrinsics must be of the image's size). Returns `image` itself when nothing shows.
     public func composite(_ instances: [OverlayInstance], of scene: OverlayScene, over image: Image, camera: CameraState) throws -> Image {
-        guard let intrinsics = camera.intrinsics, !instances.isEmpty else { return image }
+        guard !instances.isEmpty else { return image }
+        let intrinsics = camera.intrinsics
         var layers: [SceneRenderer.Layer] = []
         for instance in instances {
             let overlay = scene.placements[instance.placement].overlay

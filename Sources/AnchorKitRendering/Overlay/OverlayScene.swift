@@ -75,7 +75,7 @@ public struct OverlayScene: Sendable {
     static func tapHit(_ update: FrameUpdate, pixel: SIMD2<Double>, featurePoints: [SIMD3<Double>])
         -> (pose: Transform, surface: String, distance: Double)? {
         let camera = update.camera
-        guard let query = camera.raycastQuery(from: pixel, target: .existingPlaneGeometry, alignment: .any) else { return nil }
+        let query = camera.raycastQuery(from: pixel, target: .existingPlaneGeometry, alignment: .any)
         var hits = Raycaster.cast(query, planes: update.anchors).map { ($0.distance, $0.worldTransform, $0.anchorIdentifier ?? "plane") }
         for anchor in update.anchors where anchor.kind != .plane && Self.isShowable(anchor) {
             if let hit = faceHit(query, anchor: anchor) { hits.append((hit.0, hit.1, anchor.identifier)) }
