@@ -21,6 +21,9 @@ struct TrackCommand: ParsableCommand {
     @Flag(help: "No progress line.")
     var quiet = false
 
+    @Flag(help: "After the run, print where its time went: seconds, ms a frame and frames/s of every stage.")
+    var profile = false
+
     func run() throws {
         try reportingErrors {
             try OutputCheck.check(output, inputs: [input] + tracking.inputFiles, replacing: !overwrite.noOverwrite)
@@ -35,12 +38,15 @@ struct TrackCommand: ParsableCommand {
             var scale: WorldScale?
             var neverFound = NeverFound(markers: session.configuration.markers,
                                         imageNames: session.configuration.referenceImages?.images.map(\.name) ?? [])
+            var stages = StageProfile()
             var next = input.firstFrame
             while let frame = next {
                 if let after = tracking.freezePlanesAfter, frame.time >= after { session.isRefiningPlanes = false }
                 var update = try session.process(frame)
                 update.imageFile = input.photos?[frame.index]
+                let writing = StageProfile.now()
                 try writer.write(update)
+                stages.add(.writing, since: writing)
                 neverFound.record(update)
                 frames += 1
                 anchors = update.anchors.count
@@ -49,7 +55,9 @@ struct TrackCommand: ParsableCommand {
                 if update.camera.trackingState == .normal { normal += 1 }
                 scale = update.camera.scale
                 progress.update(done: frames, total: input.source.expectedFrameCount)
+                let waiting = StageProfile.now()
                 next = try input.source.nextFrame()
+                stages.add(.frames, since: waiting)
             }
             guard frames > 0 else { throw InputError(self.input, "no frames") }
             try writer.finish()
@@ -60,6 +68,14 @@ struct TrackCommand: ParsableCommand {
             print("track: \(frames) frames, \(camera)\(planeCount)\(anchors - planesFound) anchors, \(observations) tracked observations, "
                   + String(format: "%.1f frames/s (start-up %.2f s)", rate, startUp) + " -> \(output)")
             if let missing = neverFound.summary { print("track: never found: \(missing)") }
+            if profile {
+                let wall = progress.elapsed
+                if let prefetching = input.source as? PrefetchingFrameSource {
+                    stages.add(.decode, seconds: prefetching.decoding.seconds, calls: prefetching.decoding.frames)
+                }
+                print(String(format: "track: stage profile over %d frames, %.3f s after start-up", frames, wall))
+                print(stages.merged(with: session.profile).table(frames: frames, wallSeconds: wall))
+            }
         }
     }
 }

@@ -112,6 +112,21 @@ struct CLITests {
         #expect(Self.binary != nil, "anchorkit not found near \(CommandLine.arguments[0])")
     }
 
+    @Test func profileNamesEveryStageThatRan() async throws {
+        // The stage profile of a marker sequence (times are for benchmarks; here only what is listed).
+        let out = TemporaryFolder()
+        let r = try await Self.run(["track", Paths.dataset("markers-aruco-table"), "-o", out.file("a.jsonl"), "--quiet", "--profile"])
+        #expect(r.status == 0, "stderr: \(r.stderr)")
+        let lines = r.stdout.split(separator: "\n").map(String.init)
+        #expect(lines.contains { $0.hasPrefix("track: stage profile over 120 frames, ") }, "\(r.stdout)")
+        for stage in ["decode (its own threads)", "waiting for frames", "markers", "writing"] {
+            #expect(lines.contains { $0.hasPrefix(stage + " ") }, "no \(stage) line in \(r.stdout)")
+        }
+        for absent in ["image targets", "world tracking", "planes"] {
+            #expect(!lines.contains { $0.hasPrefix(absent + " ") }, "\(absent) did not run: \(r.stdout)")
+        }
+    }
+
     @Test func trackAndScoreADataset() async throws {
         let out = TemporaryFolder()
         let output = out.file("anchors.jsonl")

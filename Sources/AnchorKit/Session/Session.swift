@@ -76,6 +76,13 @@ public final class Session {
         }
     }
 
+    /// Where this session's time went, stage by stage (markers, image targets, world tracking
+    /// and its keyframes, planes), over every frame processed so far.
+    public var profile: StageProfile {
+        world.map { ownProfile.merged(with: $0.profile) } ?? ownProfile
+    }
+    private var ownProfile = StageProfile()
+
     /// Processes the next frame: finds targets, updates anchors, and reports the frame's
     /// camera, all known anchors and the events. Throws if the frame's size disagrees with the
     /// intrinsics.
@@ -86,8 +93,14 @@ public final class Session {
             indexByIdentifier.removeAll()
         }
         var observations: [TargetObservation] = []
-        for tracker in trackers { observations += try tracker.observe(frame) }
+        for tracker in trackers {
+            let start = StageProfile.now()
+            observations += try tracker.observe(frame)
+            ownProfile.add(tracker is MarkerTracker ? .markers : .images, since: start)
+        }
+        let locating = StageProfile.now()
         let camera = try locate(frame, observations: observations)
+        if world != nil { ownProfile.add(.worldTracking, since: locating) }
 
         var events = AnchorEvents()
         var seen = Set<String>()
@@ -128,7 +141,9 @@ public final class Session {
         }
         // A native failure in plane finding (odd geometry deep into a long video) costs this
         // frame's plane update, not the run: the next keyframe tries again.
+        let planing = StageProfile.now()
         let planeEvents = (try? updatePlanes(camera: camera, frame: frame)) ?? AnchorEvents()
+        if planes != nil { ownProfile.add(.planes, since: planing) }
         events.added += planeEvents.added
         events.updated += planeEvents.updated
         events.removed += planeEvents.removed

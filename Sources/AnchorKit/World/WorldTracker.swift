@@ -38,6 +38,12 @@ package protocol WorldTracker: AnyObject {
     /// Changes whenever ``mapPoints`` may have changed (a keyframe was added, the map was
     /// refined or rescaled), so that users of the map redo their work only then.
     var mapRevision: Int { get }
+    /// The time of the tracker's own stages (keyframes), for ``Session/profile``.
+    var profile: StageProfile { get }
+}
+
+extension WorldTracker {
+    package var profile: StageProfile { StageProfile() }
 }
 
 /// A keyframe's view of the map: its camera centre (in the tracker's world, ARKit axes, and

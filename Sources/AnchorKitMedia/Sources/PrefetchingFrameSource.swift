@@ -54,6 +54,10 @@ public final class PrefetchingFrameSource: FrameSource {
     /// however often it is asked.
     public func nextFrame() throws -> Frame? { try state.take().get() }
 
+    /// Seconds the decoding threads have spent decoding so far, summed over the threads, and
+    /// the frames they decoded (ahead of the pipeline, so mostly hidden from its wall time).
+    public var decoding: (seconds: Double, frames: Int) { state.decoding }
+
     /// Lets the producers hold the source without claiming it is shareable in general: a
     /// sequential source is touched by one thread only, a random-access one promises safety.
     private final class Box<Value>: @unchecked Sendable {
@@ -74,7 +78,14 @@ public final class PrefetchingFrameSource: FrameSource {
         /// Decoding threads that have not returned.
         private var running: Int
 
+        private var decodeSeconds = 0.0, decodedFrames = 0
+
         init(capacity: Int, workers: Int) { self.capacity = capacity; running = workers }
+
+        var decoding: (seconds: Double, frames: Int) {
+            condition.lock(); defer { condition.unlock() }
+            return (decodeSeconds, decodedFrames)
+        }
 
         /// A decoding thread's loop: claim the next index while there is room, decode it, post it.
         func work(_ produce: (Int) throws -> Frame?) {
@@ -92,8 +103,12 @@ public final class PrefetchingFrameSource: FrameSource {
                 nextToClaim += 1
                 condition.unlock()
 
+                let start = ContinuousClock.now
                 let result = Result { try produce(index) }
+                let elapsed = ContinuousClock.now - start
                 condition.lock()
+                decodeSeconds += Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) * 1e-18
+                if case .success(.some) = result { decodedFrames += 1 }
                 results[index] = result
                 if case .success(.some) = result {} else { limit = min(limit, index + 1) }
                 condition.broadcast()

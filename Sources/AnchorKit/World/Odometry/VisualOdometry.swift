@@ -65,6 +65,7 @@ public final class VisualOdometry: WorldTracker {
     private var metric = false
     public private(set) var originFrame: Int?
     public var mapRevision: Int { map.revision }
+    package private(set) var profile = StageProfile()
 
     public init(camera: CameraIntrinsics, parameters: Parameters = Parameters()) {
         self.camera = camera
@@ -208,6 +209,8 @@ public final class VisualOdometry: WorldTracker {
     }
 
     private func addKeyframe(frame: Int, gray: Image, pyramid: FlowPyramid, landmarks: [MapLandmark]) throws {
+        let start = StageProfile.now()
+        defer { profile.add(.keyframes, since: start) }
         let k = map.keyframes.count
         tracker.pose = try mapper.insertKeyframe(frame: frame, gray: gray, pyramid: pyramid, landmarks: landmarks,
                                                  into: &map, tracker: &tracker)

@@ -1,0 +1,85 @@
+import Foundation
+
+/// Where the time of a run went, stage by stage (as AprilTag 3's `timeprofile`): wall-clock
+/// seconds and calls per stage. A session keeps one (``Session/profile``); the command line adds
+/// the stages around it (`anchorkit track --profile`).
+public struct StageProfile: Sendable {
+    /// The stages of the pipeline, in its order.
+    public enum Stage: Int, CaseIterable, Sendable {
+        /// Decoding frames on the decoding threads (summed over them; ahead of the pipeline).
+        case decode
+        /// Waiting for the next frame from its source (decoding runs ahead on another thread, so
+        /// this is the decode time the pipeline did not hide).
+        case frames
+        /// Marker detection, refinement and pose (every marker tracker).
+        case markers
+        /// Reference-image detection, following and pose.
+        case images
+        /// World tracking: the camera's pose (flow, PnP), keyframes included.
+        case worldTracking
+        /// Of world tracking: new keyframes (triangulation, local bundle adjustment, culling).
+        case keyframes
+        /// Plane detection and growth (after each keyframe).
+        case planes
+        /// Writing the anchor stream.
+        case writing
+
+        /// The stage's name in a report.
+        public var name: String {
+            switch self {
+            case .decode: return "decode (its own threads)"
+            case .frames: return "waiting for frames"
+            case .markers: return "markers"
+            case .images: return "image targets"
+            case .worldTracking: return "world tracking"
+            case .keyframes: return "  of which keyframes"
+            case .planes: return "planes"
+            case .writing: return "writing"
+            }
+        }
+    }
+
+    /// Total wall-clock seconds and calls of each stage, indexed by `Stage.rawValue`.
+    public private(set) var seconds = [Double](repeating: 0, count: Stage.allCases.count)
+    public private(set) var calls = [Int](repeating: 0, count: Stage.allCases.count)
+
+    public init() {}
+
+    /// Adds the time since `start` (from ``now()``) to `stage`.
+    public mutating func add(_ stage: Stage, since start: ContinuousClock.Instant) {
+        let elapsed = ContinuousClock.now - start
+        seconds[stage.rawValue] += Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) * 1e-18
+        calls[stage.rawValue] += 1
+    }
+
+    /// Adds `seconds` over `calls` calls to `stage` (time measured elsewhere).
+    public mutating func add(_ stage: Stage, seconds: Double, calls: Int) {
+        self.seconds[stage.rawValue] += seconds
+        self.calls[stage.rawValue] += calls
+    }
+
+    /// The time to pass to ``add(_:since:)``.
+    public static func now() -> ContinuousClock.Instant { ContinuousClock.now }
+
+    /// This profile with `other`'s times added.
+    public func merged(with other: StageProfile) -> StageProfile {
+        var sum = self
+        for i in seconds.indices { sum.seconds[i] += other.seconds[i]; sum.calls[i] += other.calls[i] }
+        return sum
+    }
+
+    /// A table of the stages that ran: total seconds, milliseconds per frame, the frames per
+    /// second the stage alone would allow, and its share of `wallSeconds` (the whole run).
+    public func table(frames: Int, wallSeconds: Double) -> String {
+        var lines = ["stage                          total s   ms/frame   frames/s   share of the run"]
+        for stage in Stage.allCases where calls[stage.rawValue] > 0 {
+            let s = seconds[stage.rawValue]
+            let perFrame = frames > 0 ? 1000 * s / Double(frames) : 0
+            let rate = s > 0 ? Double(frames) / s : .infinity
+            let share = wallSeconds > 0 ? 100 * s / wallSeconds : 0
+            lines.append(stage.name.padding(toLength: 30, withPad: " ", startingAt: 0)
+                + String(format: " %8.3f %10.2f %10.1f   %5.1f %%", s, perFrame, rate, share))
+        }
+        return lines.joined(separator: "\n")
+    }
+}
