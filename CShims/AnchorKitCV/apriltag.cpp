@@ -143,7 +143,7 @@ ak_apriltag_detection to_anchorkit(const apriltag_detection_t &det, bool turned)
 
 // Images with fewer pixels are searched on one thread whatever the detector's setting (see
 // detect_apriltags; the crossover measured: Benchmarks/README.md, marker photos).
-constexpr double kSmallestThreadedPixels = 128 * 128;
+constexpr double kSmallestThreadedPixels = 256 * 256;
 
 // libapriltag decimates by 1.5 or by the whole part of quad_decimate, but scales the quads back by
 // quad_decimate itself: any other value would misplace every quad.

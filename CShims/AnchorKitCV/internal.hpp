@@ -110,6 +110,7 @@ struct ak_marker_detector {
     // Set for DICT_APRILTAG_* when AprilTag 3 finds the candidates instead of cv::aruco (apriltag.cpp).
     std::unique_ptr<ak_apriltag_detector, void (*)(ak_apriltag_detector *)> apriltag{nullptr, ak_apriltag_detector_free};
     std::vector<ak_apriltag_detection> tags;  // reused AprilTag 3 output
+    ak_marker_profile profile{};              // time per stage (ak_marker_detector_profile)
 };
 
 // ---------------------------------------------------------------- marker refinement (marker_refinement.cpp)

@@ -2,6 +2,7 @@
 #include "internal.hpp"
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <string>
 #include <limits>
@@ -240,7 +241,13 @@ void detect_candidates(ak_marker_detector &det, const cv::Mat &gray, double deci
 // the corners on the full-resolution image. Results stay in detector->corners / ids. A region is
 // upsampled for scale > 1; for scale < 1 AprilTag 3 searches it at full resolution with quads
 // decimated by 1 / scale (its edges are fitted at full resolution), OpenCV in an area-averaged copy.
+// Seconds since `start` (steady clock).
+double seconds_since(std::chrono::steady_clock::time_point start) {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
 void run_detection(ak_marker_detector &det, const ak_image &image, const cv::Rect *region, double scale) {
+    auto start = std::chrono::steady_clock::now();
     const cv::Mat *gray = &image.mat;
     if (image.mat.channels() == 3) {
         cv::cvtColor(image.mat, det.gray, cv::COLOR_BGR2GRAY);
@@ -265,10 +272,20 @@ void run_detection(ak_marker_detector &det, const ak_image &image, const cv::Rec
                 c = cv::Point2f(static_cast<float>((c.x + 0.5) / scale - 0.5 + region->x),
                                 static_cast<float>((c.y + 0.5) / scale - 0.5 + region->y));
     }
-    if (det.subpix) refine_subpix(det, *gray);
+    det.profile.candidates += seconds_since(start);
+    det.profile.calls += 1;
+    if (det.subpix) {
+        start = std::chrono::steady_clock::now();
+        refine_subpix(det, *gray);
+        det.profile.subpixel += seconds_since(start);
+    }
     if (det.template_refinement) {
+        start = std::chrono::steady_clock::now();
         refine_edges(det, *gray);
+        det.profile.edges += seconds_since(start);
+        start = std::chrono::steady_clock::now();
         refine_template(det, *gray);
+        det.profile.template_alignment += seconds_since(start);
     }
 }
 
@@ -364,7 +381,11 @@ ak_status ak_marker_detector_refine_template(ak_marker_detector *detector, const
         const cv::Mat *gray = nullptr;
         std::vector<cv::Point2f> quad;
         if (ak_status s = known_marker_arguments(fn, detector, image, id, corners, refined, gray, quad)) return s;
-        if (!refine_template_from(*detector, *gray, id, quad)) return AK_OK;
+        const auto start = std::chrono::steady_clock::now();
+        const bool converged = refine_template_from(*detector, *gray, id, quad);
+        detector->profile.template_alignment += seconds_since(start);
+        detector->profile.calls += 1;
+        if (!converged) return AK_OK;
         write_corners(quad, corners);
         *refined = 1;
         return AK_OK;
@@ -379,10 +400,18 @@ ak_status ak_marker_detector_follow(ak_marker_detector *detector, const ak_image
         const cv::Mat *gray = nullptr;
         std::vector<cv::Point2f> quad;
         if (ak_status s = known_marker_arguments(fn, detector, image, id, corners, correlation, gray, quad)) return s;
+        const auto start = std::chrono::steady_clock::now();
         *correlation = follow_marker(*detector, *gray, id, quad);
+        detector->profile.template_alignment += seconds_since(start);
+        detector->profile.calls += 1;
         if (std::isfinite(*correlation)) write_corners(quad, corners);
         return AK_OK;
     });
+}
+
+void ak_marker_detector_profile(const ak_marker_detector *detector, ak_marker_profile *profile) {
+    if (!profile) return;
+    *profile = detector ? detector->profile : ak_marker_profile{};
 }
 
 }  // extern "C"

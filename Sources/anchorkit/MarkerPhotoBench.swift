@@ -331,7 +331,17 @@ protocol MarkerBenchTool: AnyObject {
     /// dictionary, made once; the input image), done outside the timed region. Returns the call
     /// that is timed.
     func prepare(_ photo: BenchPhoto) throws -> () throws -> [FoundMarker]
+    /// The tool's time per stage so far (anchorkit's detectors: ``MarkerDetector/profile``), or
+    /// nil for tools without one.
+    var profile: StageProfile? { get }
 }
+
+extension MarkerBenchTool {
+    var profile: StageProfile? { nil }
+}
+
+/// The marker stages the benchmark reports for tools with a profile.
+let markerStages: [StageProfile.Stage] = [.markerCandidates, .markerCorners, .markerTemplates]
 
 /// AnchorKit's MarkerDetector with given parameters (anchorkit's defaults, or plain OpenCV ArUco).
 final class MarkerDetectorTool: MarkerBenchTool {
@@ -343,6 +353,8 @@ final class MarkerDetectorTool: MarkerBenchTool {
         self.name = name
         self.parameters = parameters
     }
+
+    var profile: StageProfile? { detectors.values.reduce(StageProfile()) { $0.merged(with: $1.profile) } }
 
     /// anchorkit with `parameters`: the library's defaults for still photos, as `anchorkit track
     /// --stills` uses them (AprilTag 3 candidates for the AprilTag dictionaries on every core,
@@ -467,6 +479,8 @@ struct ToolPhotoRun {
     var cpu: [Double] = []
     /// Whether a timed run returned other detections than the first (not deterministic).
     var varied = false
+    /// Seconds per stage of `markerStages`, summed over the timed runs (tools with a profile).
+    var stageSeconds: [Double]?
 }
 
 enum MarkerPhotoRun {
@@ -485,6 +499,7 @@ enum MarkerPhotoRun {
                         let t = (k + visit) % tools.count
                         guard tools[t].accepts(photo.dictionary) else { continue }
                         let call = try tools[t].prepare(photo)
+                        let before = tools[t].profile
                         let wall0 = seconds(CLOCK_MONOTONIC), cpu0 = seconds(CLOCK_PROCESS_CPUTIME_ID)
                         let found = try call()
                         let cpu1 = seconds(CLOCK_PROCESS_CPUTIME_ID), wall1 = seconds(CLOCK_MONOTONIC)
@@ -494,6 +509,10 @@ enum MarkerPhotoRun {
                             runs[s][p][t]!.wall.append(wall1 - wall0)
                             runs[s][p][t]!.cpu.append(cpu1 - cpu0)
                             if found != runs[s][p][t]!.detections { runs[s][p][t]!.varied = true }
+                            if let before, let after = tools[t].profile {
+                                let spent = markerStages.map { after.seconds[$0.rawValue] - before.seconds[$0.rawValue] }
+                                runs[s][p][t]!.stageSeconds = zip(runs[s][p][t]!.stageSeconds ?? spent.map { _ in 0 }, spent).map(+)
+                            }
                         }
                     }
                 }
@@ -550,6 +569,9 @@ struct MarkerPhotoReport: Encodable {
         /// Photos on which a timed run returned other detections than the scored one.
         var variedPhotos: Int
         var missed: [Miss]
+        /// Tools with a profile: ms per photo in each stage of `markerStages` (mean over the
+        /// timed runs and the photos), keyed by the stage's name.
+        var stageMsPerPhoto: [String: Double]?
     }
 
     var repeats: Int
@@ -583,7 +605,15 @@ struct MarkerPhotoReport: Encodable {
                        msPerPhoto: 1000 * scored.map { median($0.run.wall) }.reduce(0, +) / Double(max(scored.count, 1)),
                        cpuMsPerPhoto: 1000 * scored.map { median($0.run.cpu) }.reduce(0, +) / Double(max(scored.count, 1)),
                        variedPhotos: scored.filter(\.run.varied).count,
-                       missed: scored.flatMap { s in s.score.missed.map { Miss(photo: s.photo.name, id: $0.id, side: $0.side) } })
+                       missed: scored.flatMap { s in s.score.missed.map { Miss(photo: s.photo.name, id: $0.id, side: $0.side) } },
+                       stageMsPerPhoto: stageMilliseconds(scored.map(\.run)))
+        }
+        func stageMilliseconds(_ runs: [ToolPhotoRun]) -> [String: Double]? {
+            let perPhoto = runs.compactMap { r in r.stageSeconds.map { s in s.map { 1000 * $0 / Double(max(r.wall.count, 1)) } } }
+            guard !perPhoto.isEmpty else { return nil }
+            return Dictionary(uniqueKeysWithValues: markerStages.enumerated().map { i, stage in
+                (stage.name.replacingOccurrences(of: "  of which ", with: ""), perPhoto.map { $0[i] }.reduce(0, +) / Double(perPhoto.count))
+            })
         }
         var rows: [Row] = [], totals: [Row] = []
         for (t, tool) in tools.enumerated() {
@@ -636,6 +666,15 @@ struct MarkerPhotoReport: Encodable {
         lines.append("")
         lines += table(head, grouped(totals).map(cells))
         lines.append("")
+        let profiled = grouped(rows + totals).filter { $0.stageMsPerPhoto != nil }
+        if !profiled.isEmpty {
+            let names = markerStages.map { $0.name.replacingOccurrences(of: "  of which ", with: "") }
+            lines.append("Stage profile (ms/photo, mean over the timed runs and the photos):")
+            lines += table(["tool", "set"] + names, profiled.map { r in
+                [r.tool, r.set] + names.map { String(format: "%.3f", r.stageMsPerPhoto?[$0] ?? 0) }
+            })
+            lines.append("")
+        }
         lines.append("\(repeats) timed runs per tool and photo after 1 untimed (scored) run, round-robin over tools; "
                      + "ms/photo: mean over the set's photos of each photo's median wall time (decode excluded); "
                      + "CPU ms: process CPU time, all threads")

@@ -119,7 +119,8 @@ struct CLITests {
         #expect(r.status == 0, "stderr: \(r.stderr)")
         let lines = r.stdout.split(separator: "\n").map(String.init)
         #expect(lines.contains { $0.hasPrefix("track: stage profile over 120 frames, ") }, "\(r.stdout)")
-        for stage in ["decode (its own threads)", "waiting for frames", "markers", "writing"] {
+        for stage in ["decode (its own threads)", "waiting for frames", "markers", "  of which candidates",
+                      "  of which corners and edges", "  of which template alignment", "writing"] {
             #expect(lines.contains { $0.hasPrefix(stage + " ") }, "no \(stage) line in \(r.stdout)")
         }
         for absent in ["image targets", "world tracking", "planes"] {

@@ -104,6 +104,17 @@ ak_status ak_marker_detector_refine_template(ak_marker_detector *detector, const
 ak_status ak_marker_detector_follow(ak_marker_detector *detector, const ak_image *image, int id, float corners[8],
                                     double *correlation);
 
+/* Where a detector's time went since it was made (as AprilTag 3's timeprofile), wall-clock
+ * seconds summed over its calls: the candidate stage (AprilTag 3 or OpenCV's ArUco, with the
+ * gray conversion and any region resampling), sub-pixel corners, edge lines, the template
+ * alignment (of detections, and of markers followed or refined from given corners). */
+typedef struct {
+    double candidates, subpixel, edges, template_alignment;
+    int calls; /* detect, detect_region, refine_template and follow calls */
+} ak_marker_profile;
+
+void ak_marker_detector_profile(const ak_marker_detector *detector, ak_marker_profile *profile);
+
 #ifdef __cplusplus
 }
 #endif

@@ -153,6 +153,18 @@ public final class MarkerDetector {
 
     deinit { ak_marker_detector_free(handle) }
 
+    /// Where this detector's time went since it was made: its candidate stage, corner and edge
+    /// refinement, template alignment (wall-clock, summed over its calls).
+    package var profile: StageProfile {
+        var p = ak_marker_profile()
+        ak_marker_detector_profile(handle, &p)
+        var profile = StageProfile()
+        profile.add(.markerCandidates, seconds: p.candidates, calls: Int(p.calls))
+        profile.add(.markerCorners, seconds: p.subpixel + p.edges, calls: Int(p.calls))
+        profile.add(.markerTemplates, seconds: p.template_alignment, calls: Int(p.calls))
+        return profile
+    }
+
     /// The markers in one image (one call across the C boundary per image).
     public func detect(in image: Image) throws -> [MarkerDetection] {
         try collect { ak_marker_detector_detect(handle, image.handle, &$0, $1, &$2) }

@@ -111,6 +111,11 @@ public final class MarkerTracker: AnchorTracker {
 
     private let families: [Family]
     private let camera: CameraIntrinsics
+
+    /// Its detectors' time per stage (``MarkerDetector/profile``), for ``Session/profile``.
+    package var profile: StageProfile {
+        families.reduce(StageProfile()) { $0.merged(with: $1.detector.profile) }
+    }
     private let parameters: Parameters
     /// The corner noise in use, pixels.
     private let cornerSigma: Double

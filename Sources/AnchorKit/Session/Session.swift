@@ -79,7 +79,9 @@ public final class Session {
     /// Where this session's time went, stage by stage (markers, image targets, world tracking
     /// and its keyframes, planes), over every frame processed so far.
     public var profile: StageProfile {
-        world.map { ownProfile.merged(with: $0.profile) } ?? ownProfile
+        var profile = world.map { ownProfile.merged(with: $0.profile) } ?? ownProfile
+        for case let markers as MarkerTracker in trackers { profile = profile.merged(with: markers.profile) }
+        return profile
     }
     private var ownProfile = StageProfile()
 

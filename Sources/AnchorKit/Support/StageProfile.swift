@@ -13,6 +13,12 @@ public struct StageProfile: Sendable {
         case frames
         /// Marker detection, refinement and pose (every marker tracker).
         case markers
+        /// Of markers: the candidate stage (AprilTag 3 or OpenCV's ArUco, with decoding).
+        case markerCandidates
+        /// Of markers: sub-pixel corners and edge lines.
+        case markerCorners
+        /// Of markers: the ideal marker aligned to the image (detections, and markers followed).
+        case markerTemplates
         /// Reference-image detection, following and pose.
         case images
         /// World tracking: the camera's pose (flow, PnP), keyframes included.
@@ -30,6 +36,9 @@ public struct StageProfile: Sendable {
             case .decode: return "decode (its own threads)"
             case .frames: return "waiting for frames"
             case .markers: return "markers"
+            case .markerCandidates: return "  of which candidates"
+            case .markerCorners: return "  of which corners and edges"
+            case .markerTemplates: return "  of which template alignment"
             case .images: return "image targets"
             case .worldTracking: return "world tracking"
             case .keyframes: return "  of which keyframes"
