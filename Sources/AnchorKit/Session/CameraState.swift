@@ -5,8 +5,8 @@ public struct CameraState: Equatable, Sendable {
     public var transform: Transform
     /// How far ``transform`` can be trusted.
     public var trackingState: TrackingState
-    /// The intrinsics of the frame's image (for a decoded stream, those given to the decoder:
-    /// ``Foundation/CodingUserInfoKey/cameraIntrinsics``).
+    /// The intrinsics of the frame's image (for a decoded stream, those given to the decoder in
+    /// `userInfo[.cameraIntrinsics]`).
     public var intrinsics: CameraIntrinsics
     /// Whether world distances are metres (`.metric`) or in an unknown unit (`.arbitrary`:
     /// monocular odometry before any target of known size was seen). Nil without world tracking.

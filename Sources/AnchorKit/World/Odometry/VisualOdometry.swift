@@ -4,17 +4,17 @@ import Foundation
 /// Monocular visual odometry: the camera's pose in a fixed world, frame by frame, from the
 /// frames alone (ARKit's world tracking without the IMU). Its parts are laid out as ORB-SLAM's:
 ///
-/// - ``OdometryMap``: points, keyframes, their observations and the points' ORB descriptors.
-/// - ``MapInitialiser``: two views with enough parallax, the homography or the essential matrix
+/// - `OdometryMap`: points, keyframes, their observations and the points' ORB descriptors.
+/// - `MapInitialiser`: two views with enough parallax, the homography or the essential matrix
 ///   chosen by their scores, the inliers triangulated. The world is the first of the two
 ///   cameras; its unit is the distance between them (arbitrary) until ``rescale(by:)``.
-/// - ``FrameTracker``: points followed by pyramidal Lucas–Kanade flow from frame to frame, the
+/// - `FrameTracker`: points followed by pyramidal Lucas–Kanade flow from frame to frame, the
 ///   pose by PnP with RANSAC against the map.
-/// - ``LocalMapper``: a new keyframe when the map seen thins out; new points triangulated
+/// - `LocalMapper`: a new keyframe when the map seen thins out; new points triangulated
 ///   between keyframes; map points that flow lost found again by their ORB descriptors; local
 ///   bundle adjustment over the last keyframes, held to the keyframes before them that see the
 ///   same points; keyframes culled to keep the map bounded.
-/// - ``Relocaliser``: when too few map points are followed, the frame's ORB features matched
+/// - `Relocaliser`: when too few map points are followed, the frame's ORB features matched
 ///   against the map's descriptors, the pose found by PnP and refined as a new keyframe's.
 ///
 /// The parts work in OpenCV's axes: poses `opencvCamera_from_world`, with the world the origin
