@@ -23,6 +23,11 @@ public struct StageProfile: Sendable {
         case images
         /// World tracking: the camera's pose (flow, PnP), keyframes included.
         case worldTracking
+        /// Of world tracking: the flow pyramid and the points followed into it.
+        case worldFlow
+        /// Of world tracking: the pose against the map (PnP), or against the whole map when lost
+        /// (relocalisation).
+        case worldPose
         /// Of world tracking: new keyframes (triangulation, local bundle adjustment, culling).
         case keyframes
         /// Plane detection and growth (after each keyframe).
@@ -41,6 +46,8 @@ public struct StageProfile: Sendable {
             case .markerTemplates: return "  of which template alignment"
             case .images: return "image targets"
             case .worldTracking: return "world tracking"
+            case .worldFlow: return "  of which flow"
+            case .worldPose: return "  of which pose (PnP)"
             case .keyframes: return "  of which keyframes"
             case .planes: return "planes"
             case .writing: return "writing"
