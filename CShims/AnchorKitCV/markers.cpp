@@ -221,6 +221,26 @@ void ak_marker_detector_free(ak_marker_detector *detector) { delete detector; }
 
 namespace {
 
+// Adds the wall-clock time from its construction to stop() (or to the end of its scope) to
+// `total`, in seconds: the detector's time profile (ak_marker_detector_profile).
+class StageTimer {
+public:
+    explicit StageTimer(double &total) : total_(&total), start_(std::chrono::steady_clock::now()) {}
+    StageTimer(const StageTimer &) = delete;
+    StageTimer &operator=(const StageTimer &) = delete;
+    ~StageTimer() { stop(); }
+
+    void stop() {
+        if (!total_) return;
+        *total_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+        total_ = nullptr;
+    }
+
+private:
+    double *total_;
+    std::chrono::steady_clock::time_point start_;
+};
+
 // The markers' ids and unrefined corners, into detector->corners / ids: from AprilTag 3 when the
 // detector has one (quads searched at 1 / `decimation` of the resolution; its detections already in
 // OpenCV's convention), else from OpenCV's ArUco detector.
@@ -241,13 +261,9 @@ void detect_candidates(ak_marker_detector &det, const cv::Mat &gray, double deci
 // the corners on the full-resolution image. Results stay in detector->corners / ids. A region is
 // upsampled for scale > 1; for scale < 1 AprilTag 3 searches it at full resolution with quads
 // decimated by 1 / scale (its edges are fitted at full resolution), OpenCV in an area-averaged copy.
-// Seconds since `start` (steady clock).
-double seconds_since(std::chrono::steady_clock::time_point start) {
-    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-}
-
 void run_detection(ak_marker_detector &det, const ak_image &image, const cv::Rect *region, double scale) {
-    auto start = std::chrono::steady_clock::now();
+    det.profile.calls += 1;
+    StageTimer candidates(det.profile.candidates);
     const cv::Mat *gray = &image.mat;
     if (image.mat.channels() == 3) {
         cv::cvtColor(image.mat, det.gray, cv::COLOR_BGR2GRAY);
@@ -272,20 +288,18 @@ void run_detection(ak_marker_detector &det, const ak_image &image, const cv::Rec
                 c = cv::Point2f(static_cast<float>((c.x + 0.5) / scale - 0.5 + region->x),
                                 static_cast<float>((c.y + 0.5) / scale - 0.5 + region->y));
     }
-    det.profile.candidates += seconds_since(start);
-    det.profile.calls += 1;
+    candidates.stop();
     if (det.subpix) {
-        start = std::chrono::steady_clock::now();
+        const StageTimer timer(det.profile.subpixel);
         refine_subpix(det, *gray);
-        det.profile.subpixel += seconds_since(start);
     }
     if (det.template_refinement) {
-        start = std::chrono::steady_clock::now();
-        refine_edges(det, *gray);
-        det.profile.edges += seconds_since(start);
-        start = std::chrono::steady_clock::now();
+        {
+            const StageTimer timer(det.profile.edges);
+            refine_edges(det, *gray);
+        }
+        const StageTimer timer(det.profile.template_alignment);
         refine_template(det, *gray);
-        det.profile.template_alignment += seconds_since(start);
     }
 }
 
@@ -381,11 +395,9 @@ ak_status ak_marker_detector_refine_template(ak_marker_detector *detector, const
         const cv::Mat *gray = nullptr;
         std::vector<cv::Point2f> quad;
         if (ak_status s = known_marker_arguments(fn, detector, image, id, corners, refined, gray, quad)) return s;
-        const auto start = std::chrono::steady_clock::now();
-        const bool converged = refine_template_from(*detector, *gray, id, quad);
-        detector->profile.template_alignment += seconds_since(start);
         detector->profile.calls += 1;
-        if (!converged) return AK_OK;
+        const StageTimer timer(detector->profile.template_alignment);
+        if (!refine_template_from(*detector, *gray, id, quad)) return AK_OK;
         write_corners(quad, corners);
         *refined = 1;
         return AK_OK;
@@ -400,10 +412,9 @@ ak_status ak_marker_detector_follow(ak_marker_detector *detector, const ak_image
         const cv::Mat *gray = nullptr;
         std::vector<cv::Point2f> quad;
         if (ak_status s = known_marker_arguments(fn, detector, image, id, corners, correlation, gray, quad)) return s;
-        const auto start = std::chrono::steady_clock::now();
-        *correlation = follow_marker(*detector, *gray, id, quad);
-        detector->profile.template_alignment += seconds_since(start);
         detector->profile.calls += 1;
+        const StageTimer timer(detector->profile.template_alignment);
+        *correlation = follow_marker(*detector, *gray, id, quad);
         if (std::isfinite(*correlation)) write_corners(quad, corners);
         return AK_OK;
     });

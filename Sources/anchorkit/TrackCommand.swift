@@ -70,8 +70,8 @@ struct TrackCommand: ParsableCommand {
             if let missing = neverFound.summary { print("track: never found: \(missing)") }
             if profile {
                 let wall = progress.elapsed
-                if let prefetching = input.source as? PrefetchingFrameSource {
-                    stages.add(.decode, seconds: prefetching.decoding.seconds, calls: prefetching.decoding.frames)
+                if let decoding = (input.source as? PrefetchingFrameSource)?.decoding {
+                    stages.add(.decode, seconds: decoding.seconds, calls: decoding.frames)
                 }
                 print(String(format: "track: stage profile over %d frames, %.3f s after start-up", frames, wall))
                 print(stages.merged(with: session.profile).table(frames: frames, wallSeconds: wall))

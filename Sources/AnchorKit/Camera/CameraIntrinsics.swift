@@ -143,6 +143,9 @@ public struct CameraIntrinsics: Equatable, Sendable, Codable {
         return SIMD2(n.x * fx + cx, n.y * fy + cy)
     }
 
+    /// ``pinholePixel(_:)`` of a single-precision pixel (tracked points, features).
+    func idealPixel(_ p: SIMD2<Float>) -> SIMD2<Float> { SIMD2<Float>(pinholePixel(SIMD2<Double>(p))) }
+
     // MARK: Display: orientation, viewport, projection matrix
 
     /// The intrinsics of the image as a display shows it in `orientation` (rotated clockwise by

@@ -63,8 +63,7 @@ public struct StageProfile: Sendable {
 
     /// Adds the time since `start` (from ``now()``) to `stage`.
     public mutating func add(_ stage: Stage, since start: ContinuousClock.Instant) {
-        let elapsed = ContinuousClock.now - start
-        seconds[stage.rawValue] += Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) * 1e-18
+        seconds[stage.rawValue] += (ContinuousClock.now - start).seconds
         calls[stage.rawValue] += 1
     }
 
@@ -98,4 +97,9 @@ public struct StageProfile: Sendable {
         }
         return lines.joined(separator: "\n")
     }
+}
+
+extension Duration {
+    /// The duration in seconds.
+    package var seconds: Double { Double(components.seconds) + Double(components.attoseconds) * 1e-18 }
 }

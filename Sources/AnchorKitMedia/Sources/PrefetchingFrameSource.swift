@@ -105,12 +105,11 @@ public final class PrefetchingFrameSource: FrameSource {
 
                 let start = ContinuousClock.now
                 let result = Result { try produce(index) }
-                let elapsed = ContinuousClock.now - start
+                let elapsed = (ContinuousClock.now - start).seconds
                 condition.lock()
-                decodeSeconds += Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) * 1e-18
-                if case .success(.some) = result { decodedFrames += 1 }
+                decodeSeconds += elapsed
                 results[index] = result
-                if case .success(.some) = result {} else { limit = min(limit, index + 1) }
+                if case .success(.some) = result { decodedFrames += 1 } else { limit = min(limit, index + 1) }
                 condition.broadcast()
                 condition.unlock()
             }

@@ -133,12 +133,3 @@ struct FrameTracker {
         }
     }
 }
-
-extension CameraIntrinsics {
-    /// `p` (pixels as the frame shows it) as a distortion-free pinhole camera would have seen
-    /// it: the map's geometry assumes one.
-    func idealPixel(_ p: SIMD2<Float>) -> SIMD2<Float> {
-        guard hasDistortion else { return p }
-        return SIMD2<Float>(pinholePixel(SIMD2<Double>(p)))
-    }
-}
