@@ -11,14 +11,16 @@
 #
 #   bash Benchmarks/long.sh              # from the package root (or anywhere)
 #
-# Environment: SEQUENCE (pingpong or loop), FRAMES (default 10000), MODES ("world planes"),
+# Environment: SEQUENCE (pingpong or loop), FRAMES (default 10000), MODES (default
+#              "markers images world planes": the room's marker, its three posters, world
+#              tracking, planes),
 #              SKIP_BUILD=1 (use the existing .build-bench binary).
 SEQUENCE="${SEQUENCE:-pingpong}"
 NAME="long-$SEQUENCE"
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 FRAMES="${FRAMES:-10000}"
-MODES="${MODES:-world planes}"
+MODES="${MODES:-markers images world planes}"
 case "$SEQUENCE" in
     loop)
         seq="$GEN/room-loop-$FRAMES"
@@ -64,11 +66,19 @@ esac
 LOAD_BEFORE="$(cut -d' ' -f1-3 /proc/loadavg)"
 for mode in $MODES; do
     case "$mode" in
+        markers) flags=(--markers DICT_4X4_50:0.15) ;;
+        images) mapfile -t flags < <(python3 - "$seq" <<'PY'
+import json, os, sys
+seq = sys.argv[1]
+for i in json.load(open(os.path.join(seq, "sequence.json")))["images"]:
+    print("--image"); print(f"{i['name']}={os.path.join(seq, i['file'])}:{i['physicalWidth']}")
+PY
+) ;;
         world) flags=(--world) ;;
         planes) flags=(--planes horizontal,vertical) ;;
         *) echo "long: unknown mode $mode" >&2; exit 1 ;;
     esac
-    say "track ${flags[*]} over $FRAMES frames"
+    say "track $mode over $FRAMES frames"
     /usr/bin/time -o "$WORK/$mode.time" -f '%e %M %U %S' \
         "$ANCHORKIT" track "$seq" "${flags[@]}" -o "$WORK/$mode.jsonl" 2>"$WORK/$mode.log" \
         || { tail -5 "$WORK/$mode.log" >&2; exit 1; }
@@ -85,7 +95,7 @@ for mode in modes.split():
     wall, peak_kb = [float(x) for x in open(f"{work}/{mode}.time").read().split()[:2]]
     score = json.load(open(f"{work}/{mode}.score.json"))
     world = score.get("world") or {}
-    print(f"track --{mode} over {frames} frames of {sequence}: wall {wall:.0f} s, peak {peak_kb / 1024:.0f} MB; "
+    print(f"track {mode} over {frames} frames of {sequence}: wall {wall:.0f} s, peak {peak_kb / 1024:.0f} MB; "
           f"ATE {world.get('absoluteTrajectoryErrorPercent', float('nan')):.3f} % of the path, "
           f"lost / regained {world.get('losses', '-')} / {world.get('regains', '-')}")
     print("| frames done | CPU ms a frame over the last tenth | frames/s over the last tenth | resident MB | peak MB |")
@@ -97,5 +107,14 @@ for mode in modes.split():
         print(f"peak at the end / at {tenths[0][0]} frames: {int(tenths[-1][5]) / int(tenths[0][5]):.3f}; "
               f"CPU a frame over the last tenth / over the second: {float(tenths[-1][3]) / float(tenths[1][3]):.2f}")
     print()
+# Peak resident memory after 1,000, 5,000 and all frames (the progress lines' peak, then GNU time's).
+print("| mode | peak MB at 1,000 frames | at 5,000 | at the end | end / 1,000 |")
+print("|---|---|---|---|---|")
+for mode in modes.split():
+    peaks = {int(m.group(1)): int(m.group(6)) for m in map(pattern.search, open(f"{work}/{mode}.log")) if m}
+    end = float(open(f"{work}/{mode}.time").read().split()[1]) / 1024
+    at = lambda n: peaks.get(n, float("nan"))
+    print(f"| {mode} | {at(1000):.0f} | {at(5000):.0f} | {end:.0f} | {end / at(1000):.3f} |")
+print()
 print(f"anchorkit {rev}; {ncpu} CPUs; load average before {load0}, after {load1}")
 PY

@@ -7,7 +7,7 @@ struct AnchorKitCLI: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "anchorkit",
         abstract: "Find markers, reference images and planes in recorded video, estimate their 6-DoF poses, composite overlays on them, and score them against ground truth.",
-        subcommands: [TrackCommand.self, RenderCommand.self, RaycastCommand.self, ScoreCommand.self, SynthCommand.self, CheckImageCommand.self, ReferenceDatabaseCommand.self, BenchCommand.self])
+        subcommands: [TrackCommand.self, RenderCommand.self, RaycastCommand.self, ScoreCommand.self, SynthCommand.self, CheckImageCommand.self, ReferenceDatabaseCommand.self, BatchCommand.self, BenchCommand.self])
 
     static func main() {
         // FFmpeg and OpenCV log decoding trouble to stderr on their own; the tool reports every

@@ -8,8 +8,8 @@ struct OverwriteOption: ParsableArguments {
     var noOverwrite = false
 }
 
-/// SIGINT and SIGTERM: the run's partial files are removed, then the process exits with status
-/// 128 + the signal's number.
+/// SIGINT and SIGTERM: a batch's job processes are stopped, the run's partial files are removed,
+/// then the process exits with status 128 + the signal's number.
 enum Interruption {
     /// Blocks the two signals in every thread and waits for them on a thread of its own, where
     /// removing files is safe (a signal handler may only call async-signal-safe functions). Call
@@ -24,6 +24,7 @@ enum Interruption {
         Thread.detachNewThread {
             var set = waiting, signal: Int32 = 0
             guard sigwait(&set, &signal) == 0 else { return }
+            ChildProcesses.terminateAll()
             PartialFiles.removeAllBeforeExit()
             let name = signal == SIGINT ? "SIGINT" : "SIGTERM"
             let endProgress = isatty(2) != 0 ? "\n" : ""  // a progress line may be half-drawn

@@ -32,10 +32,10 @@ public final class ImageFolderSource: RandomAccessFrameSource {
     }
 
     /// Whether `pattern` is a frame pattern (see ``FramePattern``).
-    static func isPattern(_ pattern: String) -> Bool { (try? FramePattern(pattern)) != nil }
+    package static func isPattern(_ pattern: String) -> Bool { (try? FramePattern(pattern)) != nil }
 
     /// The frame files of `pattern` that exist, numbered from 0 without gaps.
-    static func frames(of pattern: String) -> [String] {
+    package static func frames(of pattern: String) -> [String] {
         guard let names = try? FramePattern(pattern) else { return [pattern] }
         var files: [String] = []
         while FileManager.default.fileExists(atPath: names.path(files.count)) { files.append(names.path(files.count)) }
