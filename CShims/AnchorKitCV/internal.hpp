@@ -70,6 +70,7 @@ namespace akcv {
 struct TemplateScratch {
     TemplateModel model;
     cv::Mat code, image, smooth, crop;
+    cv::Mat kept;  // following: the template of the finest stage aligned so far
 };
 
 }  // namespace akcv

@@ -333,11 +333,10 @@ bool refine_quad_template(const ak_marker_detector &det, TemplateScratch &scratc
 // cost, and the correlation of a smooth template barely changes.
 constexpr int kDetectionCorrelationStride = 2;
 
-// Pearson correlation between the template last prepared (scratch.smooth) and the image under
-// it, over the template pixels (every `stride`-th each way) that fall inside the image; NaN when
+// Pearson correlation between a template `t` (CV_32F) placed by `fit` and the image under it,
+// over the template pixels (every `stride`-th each way) that fall inside the image; NaN when
 // fewer than a third do.
-double template_correlation(const TemplateScratch &scratch, const cv::Mat &gray, const TemplatePlacement &fit, int stride = 1) {
-    const cv::Mat &t = scratch.smooth;
+double template_correlation(const cv::Mat &t, const cv::Mat &gray, const TemplatePlacement &fit, int stride = 1) {
     double n = 0, st = 0, si = 0, stt = 0, sii = 0, sti = 0;
     for (int y = 0; y < t.rows; y += stride)
         for (int x = 0; x < t.cols; x += stride) {
@@ -379,7 +378,7 @@ void refine_template(ak_marker_detector &det, const cv::Mat &gray) {
         TemplatePlacement fit;
         if (det.corners[m].size() == 4 && m < det.edge_blur.size() &&
             refine_quad_template(det, scratch, gray, det.ids[m], det.corners[m], det.edge_blur[m], &fit) && det.template_correlation)
-            det.correlations[m] = static_cast<float>(template_correlation(scratch, gray, fit, kDetectionCorrelationStride));
+            det.correlations[m] = static_cast<float>(template_correlation(scratch.smooth, gray, fit, kDetectionCorrelationStride));
     });
 }
 
@@ -402,9 +401,10 @@ double follow_marker(ak_marker_detector &det, const cv::Mat &gray, int id, std::
     double correlation = std::numeric_limits<double>::quiet_NaN();
     if (!(module_size(quad, modules) > 0)) return correlation;
     // Coarse to fine; each stage starts where the last converged, and the finest that converges
-    // gives the corners and the correlation.
+    // gives the corners and the correlation (measured once, for that stage: its template is kept).
     std::vector<cv::Point2f> moved = quad;
-    TemplatePlacement fit;
+    TemplatePlacement fit, finest;
+    bool any = false;
     for (int stage = 0; stage <= kCoarseStages; ++stage) {
         bool aligned;
         if (stage < kCoarseStages) {
@@ -415,14 +415,13 @@ double follow_marker(ak_marker_detector &det, const cv::Mat &gray, int id, std::
         } else {
             aligned = refine_placed_template(det, gray, id, moved, &fit);
         }
-        if (!aligned) {
-            if (stage == 0) return correlation;
-            break;
-        }
-        correlation = template_correlation(det.scratch, gray, fit);
-        if (!std::isfinite(correlation)) return correlation;
-        quad = moved;
+        if (!aligned) break;
+        cv::swap(det.scratch.smooth, det.scratch.kept);
+        finest = fit, any = true;
     }
+    if (!any) return correlation;
+    correlation = template_correlation(det.scratch.kept, gray, finest);
+    if (std::isfinite(correlation)) quad = moved;
     return correlation;
 }
 

@@ -22,10 +22,10 @@ struct SynthCommand: ParsableCommand {
     @Option(help: "Number of frames (default: the scene's).")
     var frames: Int?
 
-    @Option(help: "Frame width of image scenes (the height follows 4:3 unless given).")
-    var width: Int = 640
+    @Option(help: "Frame width (default 640; the height follows 4:3 unless given). The focal length scales with the width: the horizontal field of view stays the scene's.")
+    var width: Int?
 
-    @Option(help: "Frame height of image scenes.")
+    @Option(help: "Frame height (default: 3/4 of the width).")
     var height: Int?
 
     @Option(help: "Distractor references listed with image scenes (images-multi has 50 by default).")
@@ -49,13 +49,20 @@ struct SynthCommand: ParsableCommand {
                 throw ValidationError("--storage must be images, video or both")
             }
             if let frames, frames <= 0 || frames > 100_000 { throw ValidationError("--frames must be 1...100000") }
+            let width = self.width ?? 640, height = self.height ?? width * 3 / 4
+            guard (32...7680).contains(width) && (32...4320).contains(height) else {
+                throw ValidationError("--width must be 32...7680 and --height 32...4320")
+            }
             var description: SyntheticScene
             if MarkerScenes.names.contains(scene) {
                 description = try MarkerScenes.scene(named: scene, frameCount: frames)
             } else if RoomScenes.names.contains(scene) {
                 description = try RoomScenes.scene(named: scene, frameCount: frames)
             } else {
-                description = try ImageScenes.scene(named: scene, frameCount: frames, width: width, height: height ?? width * 3 / 4)
+                description = try ImageScenes.scene(named: scene, frameCount: frames, width: width, height: height)
+            }
+            if self.width != nil || self.height != nil {
+                description.camera = MarkerScenes.standardCamera(width: width, height: height)
             }
             if let distractors {
                 guard (0...2000).contains(distractors) else { throw ValidationError("--distractors must be 0...2000") }

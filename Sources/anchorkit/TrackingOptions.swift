@@ -28,7 +28,7 @@ struct TrackingOptions: ParsableArguments {
     @Option(help: "What finds marker candidates: apriltag3 (default: AprilTag 3's quad detection, for ArUco dictionaries of up to 8x8 bits too) or opencv (OpenCV 4.6's ArUco stage).")
     var markerCandidates = "apriltag3"
 
-    @Option(help: "Markers: a full-frame search every N frames (default 8); in between, known markers are followed in regions around them and the frame is searched at a quarter resolution for large new ones. 1: every frame.")
+    @Option(help: "Markers: a full-frame search every N frames (default 6); in between, known markers are followed by their picture (else searched for in regions around them) and the frame is searched at a quarter resolution for large new ones. 1: every frame.")
     var fullSearchInterval: Int?
 
     @Option(help: "AprilTag 3's quad decimation: quads are searched for at 1/D of the resolution (1, 1.5 or a whole number up to 8; default 1: tags down to ~12 px a side; 2 is faster but loses tags under ~25 px).")

@@ -1,11 +1,12 @@
 /// Tracks printed square markers (ArUco and AprilTag families) with metric 6-DoF poses.
 ///
 /// Search: a full-frame pass per dictionary every ``Parameters/fullSearchInterval`` frames (and
-/// after a region search missed a marker); in between, each recently seen marker is searched for in
-/// a region around its predicted corners, resampled to a working size, plus a coarse full-frame
-/// pass for large newcomers. A confirmed marker its region misses (blurred, oblique, partly outside
-/// the image) is followed by aligning its ideal picture from the predicted corners, shifted as the
-/// markers found in the frame moved, and kept when the picture correlates well with the image.
+/// after a marker was lost); in between, a coarse full-frame pass for large newcomers, and each
+/// recently seen marker the passes missed is followed by aligning its ideal picture from its
+/// predicted corners (confirmed markers, kept when the picture correlates well with the image),
+/// else searched for in a region around those corners, resampled to a working size; one that both
+/// miss (blurred, oblique, partly outside the image) is followed once more from the prediction
+/// shifted as the markers found in the frame moved.
 /// Several markers may print the same id: `MarkerInstances` tells them apart and numbers them
 /// (anchor ids `marker/<dictionary>/<id>/<instance>` after the first).
 ///
@@ -39,22 +40,25 @@ public final class MarkerTracker: AnchorTracker {
         /// Noise of detected corners, pixels (the floor of the per-marker estimate); nil takes
         /// the noise measured for the corner refinement in use (``MarkerTracker/cornerNoise(for:)``).
         public var cornerSigma: Double?
-        /// A marker seen within this many frames is followed in a region around its predicted
-        /// corners, resampled so that it is about `regionSidePixels` wide (upsampled when small:
+        /// A marker seen within this many frames is followed by its picture or, failing that,
+        /// searched for in a region around its predicted corners, resampled so that it is about
+        /// `regionSidePixels` wide (upsampled when small:
         /// small, distant markers drop out of full-frame passes now and then; decimated when
         /// large). 0: no regions, a full-frame pass every frame.
         public var recoveryFrames = 3
         public var regionSidePixels = 48.0
-        /// A confirmed marker its region search missed (too blurred, oblique or partly outside the
-        /// image for the candidate stage) is followed from its predicted corners by aligning its
-        /// ideal picture (``MarkerDetector/follow(id:from:in:)``), and kept when the picture
-        /// correlates with the image at least this much (Pearson, -1...1); nil: not followed.
+        /// A confirmed marker (or one of a set that lists its ids) the full or coarse pass missed is
+        /// followed from its predicted corners by aligning its ideal picture
+        /// (``MarkerDetector/follow(id:from:in:)``) before its region is searched, and kept when
+        /// the picture correlates with the image at least this much (Pearson, -1...1); nil: not
+        /// followed, regions only.
         public var followingCorrelation: Double? = 0.9
-        /// A full-frame pass runs every this many frames, and whenever a followed marker was not
-        /// found in its region or none is followed; in between, only the regions (and the coarse
-        /// pass below). 1: every frame. Markers that appear between passes, too small for the
-        /// coarse pass, are found up to this many frames late.
-        public var fullSearchInterval = 8
+        /// A full-frame pass runs every this many frames, and whenever a recent marker was neither
+        /// followed nor found in its region, or none is recent; in between, only the following,
+        /// the regions and the coarse pass below. 1: every frame. Markers that appear between
+        /// passes, too small for the coarse pass, are found up to this many frames late (hence 6
+        /// rather than 8: Benchmarks/README.md, "Following before regions").
+        public var fullSearchInterval = 6
         /// Between full-frame passes, the whole frame is also searched at 1 / this resolution for
         /// new markers large enough (a quarter of the resolution finds ~40 px ones); nil: not at all.
         public var coarseSearchDecimation: Double? = 4
@@ -259,6 +263,14 @@ public final class MarkerTracker: AnchorTracker {
             for key in instances.recent(in: name, before: frame.index, within: parameters.recoveryFrames) where !taken.contains(key) {
                 let sighting = instances.sightings[key]!
                 let predicted = sighting.predictedCorners(at: frame.index)
+                // A confirmed marker is first followed by its picture from the predicted corners:
+                // one template alignment costs a fraction of a candidate search of its upsampled
+                // region, and ends in the same refinement. The region is searched when that fails.
+                if let followed = try follow(key, from: predicted, with: detector, in: frame.image, of: family) {
+                    found.append((key, followed))
+                    taken.insert(key)
+                    continue
+                }
                 let xs = predicted.map(\.x), ys = predicted.map(\.y)
                 let side = sighting.side
                 let pad = 0.5 * side + 8 + 2 * length(sighting.velocity)
