@@ -52,15 +52,21 @@ import re, statistics, sys
 work, rev, load0, load1, ncpu, runs = sys.argv[1:7]
 rows = [r.split("|") for r in sys.argv[7:]]
 summary = re.compile(r"^track: (\d+) frames, .*?([0-9.]+) frames/s \(start-up ([0-9.]+) s\)")
-stage = re.compile(r"^(\S.*?)\s{2,}([0-9.]+)\s+([0-9.]+)\s+([0-9.]+)\s+([0-9.]+) %$")
+stage = re.compile(r"^(\s*\S.*?)\s{2,}([0-9.]+)\s+([0-9.]+)\s+([0-9.]+)\s+([0-9.]+) %$")
 def parse(label):
     # LABEL.summary holds every run's summary line; LABEL.log (rewritten by each run) the last
     # run's stage table.
     rates = [float(m.group(2)) for m in map(summary.match, open(f"{work}/{label}.summary")) if m]
-    stages = {}
+    stages, parent = {}, ""
     for line in open(f"{work}/{label}.log"):
         m = stage.match(line.rstrip())
-        if m and m.group(1) != "stage": stages[m.group(1).strip()] = float(m.group(3))
+        if not m: continue
+        name = m.group(1)
+        if name.startswith(" "):
+            name = f"{parent}: {name.strip()}"  # "of which flow" is world tracking's or image targets'
+        else:
+            parent = name
+        stages[name] = float(m.group(3))
     return statistics.median(rates) if rates else float("nan"), stages
 results = {}
 for label, mode, seq, size, kind in rows:
@@ -80,11 +86,14 @@ for (mode, size, kind), (rate, stages) in results.items():
     print(f"| {mode} | {size} | {rate:.1f} | {naive_text} | {decode_rate:.0f} | {rate / decode_rate:.3f} |" + base_text)
 print()
 print("Stages of our runs (the last run's profile): ms a frame (frames/s the stage alone would allow)")
+# Stages in the pipeline's order (the profile's), each parent followed by its parts.
+order = ["decode (its own threads)", "waiting for frames", "markers", "image targets", "world tracking", "planes", "writing"]
 names = []
-for (mode, size, kind), (_, stages) in results.items():
-    if kind == "ours":
+for top in order:
+    for (mode, size, kind), (_, stages) in results.items():
+        if kind != "ours": continue
         for n in stages:
-            if n not in names: names.append(n)
+            if (n == top or n.startswith(top + ": ")) and n not in names: names.append(n)
 print("| stage | " + " | ".join(f"{m} {s}" for (m, s, k) in results if k == "ours") + " |")
 print("|---|" + "---|" * sum(1 for k in results if k[2] == "ours"))
 for n in names:

@@ -125,6 +125,8 @@ public final class ImageTracker: AnchorTracker {
     private let parameters: Parameters
     private var targets: [Target] = []
     private var previousPyramid: FlowPyramid?
+    /// Its time per stage (flow, alignment, detection), for ``Session/profile``.
+    package private(set) var profile = StageProfile()
     private var lastDetection = Int.min / 2
     /// The frame of each reference's last closer look that did not find it.
     private var lastCloserLook: [Int: Int] = [:]
@@ -151,7 +153,9 @@ public final class ImageTracker: AnchorTracker {
         if parameters.detectEveryFrame {
             return try detectNaively(in: gray, frame: frame)
         }
+        let building = StageProfile.now()
         let pyramid = try frame.flowPyramid()
+        profile.add(.imageFlow, since: building)
         defer { previousPyramid = pyramid }
 
         // Follow what we have.
@@ -168,7 +172,9 @@ public final class ImageTracker: AnchorTracker {
         if untracked && targets.count < parameters.maximumTracked
             && (targets.isEmpty || frame.index - lastDetection >= parameters.detectionInterval) {
             lastDetection = frame.index
+            let detecting = StageProfile.now()
             try detect(in: gray, frame: frame)
+            profile.add(.imageDetection, since: detecting)
         }
         return try targets.compactMap { try observation($0, frame: frame) }
     }
@@ -177,6 +183,7 @@ public final class ImageTracker: AnchorTracker {
 
     private func follow(_ target: inout Target, from previous: FlowPyramid, to next: FlowPyramid, gray: Image,
                         frame: Int) throws -> Bool {
+        let flowing = StageProfile.now()
         let moved = try previous.track(target.framePoints, into: next)
         var src: [SIMD2<Float>] = [], dst: [SIMD2<Float>] = []
         for (i, p) in moved.enumerated() {
@@ -195,6 +202,9 @@ public final class ImageTracker: AnchorTracker {
         let blur = target.motion.map { motionOfCentre(of: target, moving: $0) * exposureShare } ?? .zero
         if let motion = target.motion { starts.append(motion * target.homography) }
         starts.append(target.homography)
+        profile.add(.imageFlow, since: flowing)
+        let aligning = StageProfile.now()
+        defer { profile.add(.imageAlignment, since: aligning) }
         var best: BlurredAlignment?
         let explores = frame % parameters.exposureSearchInterval == 0
         for start in starts {

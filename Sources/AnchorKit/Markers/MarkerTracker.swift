@@ -1,12 +1,13 @@
 /// Tracks printed square markers (ArUco and AprilTag families) with metric 6-DoF poses.
 ///
-/// Search: a full-frame pass per dictionary every ``Parameters/fullSearchInterval`` frames (and
-/// after a marker was lost); in between, a coarse full-frame pass for large newcomers, and each
-/// recently seen marker the passes missed is followed by aligning its ideal picture from its
-/// predicted corners (confirmed markers, kept when the picture correlates well with the image),
-/// else searched for in a region around those corners, resampled to a working size; one that both
-/// miss (blurred, oblique, partly outside the image) is followed once more from the prediction
-/// shifted as the markers found in the frame moved.
+/// Search: a full-frame pass per dictionary every ``Parameters/fullSearchInterval`` frames (every
+/// ``Parameters/idleSearchInterval`` while none is followed, and after a marker was lost); in
+/// between, a coarse full-frame pass for large newcomers, and each recently seen marker the passes
+/// missed is followed by aligning its ideal picture from its predicted corners (confirmed markers,
+/// kept when the picture correlates well with the image), else searched for in a region around
+/// those corners, resampled to a working size; one that both miss (blurred, oblique, partly
+/// outside the image) is followed once more from the prediction shifted as the markers found in
+/// the frame moved.
 /// Several markers may print the same id: `MarkerInstances` tells them apart and numbers them
 /// (anchor ids `marker/<dictionary>/<id>/<instance>` after the first).
 ///
@@ -54,11 +55,15 @@ public final class MarkerTracker: AnchorTracker {
         /// followed, regions only.
         public var followingCorrelation: Double? = 0.9
         /// A full-frame pass runs every this many frames, and whenever a recent marker was neither
-        /// followed nor found in its region, or none is recent; in between, only the following,
+        /// followed nor found in its region; in between, only the following,
         /// the regions and the coarse pass below. 1: every frame. Markers that appear between
         /// passes, too small for the coarse pass, are found up to this many frames late (hence 6
         /// rather than 8: Benchmarks/README.md, "Following before regions").
         public var fullSearchInterval = 6
+        /// While no marker is followed, a full-frame pass runs every this many frames (the
+        /// coarse pass below in between): markers entering the view are found up to this many
+        /// frames late, and a view without markers costs a third of a pass a frame.
+        public var idleSearchInterval = 3
         /// Between full-frame passes, the whole frame is also searched at 1 / this resolution for
         /// new markers large enough (a quarter of the resolution finds ~40 px ones); nil: not at all.
         public var coarseSearchDecimation: Double? = 4
@@ -230,8 +235,9 @@ public final class MarkerTracker: AnchorTracker {
     /// Whether `frame` gets a full-frame pass (see ``Parameters/fullSearchInterval``).
     private func isFullSearch(_ frame: Int) -> Bool {
         guard let last = lastFullSearch, parameters.recoveryFrames > 0 else { return true }
-        return fullSearchDue || frame - last >= parameters.fullSearchInterval
-            || !instances.anyRecent(before: frame, within: parameters.recoveryFrames)
+        let interval = instances.anyRecent(before: frame, within: parameters.recoveryFrames)
+            ? parameters.fullSearchInterval : min(parameters.fullSearchInterval, parameters.idleSearchInterval)
+        return fullSearchDue || frame - last >= interval
     }
 
     /// The markers of `family` in `frame`, each with its instance: from a full-frame (or coarse)

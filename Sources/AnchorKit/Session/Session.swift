@@ -81,6 +81,7 @@ public final class Session {
     public var profile: StageProfile {
         var profile = world.map { ownProfile.merged(with: $0.profile) } ?? ownProfile
         for case let markers as MarkerTracker in trackers { profile = profile.merged(with: markers.profile) }
+        for case let images as ImageTracker in trackers { profile = profile.merged(with: images.profile) }
         return profile
     }
     private var ownProfile = StageProfile()

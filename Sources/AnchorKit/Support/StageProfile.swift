@@ -21,6 +21,12 @@ public struct StageProfile: Sendable {
         case markerTemplates
         /// Reference-image detection, following and pose.
         case images
+        /// Of image targets: the flow pyramid, the points followed into it and their homography.
+        case imageFlow
+        /// Of image targets: the reference aligned to the frame (every start and blur tried).
+        case imageAlignment
+        /// Of image targets: detection of references not followed (features, matching, checks).
+        case imageDetection
         /// World tracking: the camera's pose (flow, PnP), keyframes included.
         case worldTracking
         /// Of world tracking: the flow pyramid and the points followed into it.
@@ -45,6 +51,9 @@ public struct StageProfile: Sendable {
             case .markerCorners: return "  of which corners and edges"
             case .markerTemplates: return "  of which template alignment"
             case .images: return "image targets"
+            case .imageFlow: return "  of which flow"
+            case .imageAlignment: return "  of which alignment"
+            case .imageDetection: return "  of which detection"
             case .worldTracking: return "world tracking"
             case .worldFlow: return "  of which flow"
             case .worldPose: return "  of which pose (PnP)"
