@@ -87,7 +87,7 @@ struct BatchTests {
         }
         let work = TemporaryFolder()
         let manifest = try Self.manifest(in: work)
-        for (arguments, mention) in [(["--shard", "2/2"], "not in 0...1"), (["--shard", "1"], "I/N"), (["--workers", "0"], "at least 1")] {
+        for (arguments, mention) in [(["--shard", "2/2"], "not in 0...1"), (["--shard", "1"], "I/N"), (["--workers", "0"], "at least 1"), (["--shards", "2"], "JOB_COMPLETION_INDEX")] {
             CLITests.expectCleanFailure(try await CLITests.run(["batch", manifest] + arguments), mentions: [mention])
         }
         let k8s = try await CLITests.run(["batch", manifest], wrapper: ["/usr/bin/env", "JOB_COMPLETION_INDEX=0", try #require(CLITests.binary)])

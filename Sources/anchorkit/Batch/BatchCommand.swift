@@ -37,8 +37,11 @@ struct BatchCommand: ParsableCommand {
     func run() throws {
         try reportingErrors {
             let manifest = try BatchManifest(contentsOf: self.manifest)
-            let shard = try self.shard.map(Shard.init(argument:))
-                ?? Shard.fromEnvironment(ProcessInfo.processInfo.environment, count: shards) ?? .whole
+            let assigned = try self.shard == nil ? Shard.fromEnvironment(ProcessInfo.processInfo.environment, count: shards) : nil
+            if shards != nil && self.shard == nil && assigned == nil {
+                throw ValidationError("--shards needs JOB_COMPLETION_INDEX (a Kubernetes Indexed Job) or a Slurm array task; give --shard I/N otherwise")
+            }
+            let shard = try self.shard.map(Shard.init(argument:)) ?? assigned ?? .whole
             if let workers, workers < 1 { throw ValidationError("--workers must be at least 1") }
             let summaryPath = summary ?? Self.defaultSummaryPath(manifest: manifest.path, shard: shard)
             let written = Set(manifest.jobs.map { manifest.resolve($0.output) } + [manifest.resolve(manifest.path)])
