@@ -32,8 +32,8 @@ public final class ImageTracker: AnchorTracker {
         public var detectionInterval = 5
         /// Frames between detection passes while none is followed: a reference coming into view
         /// is found up to this many frames late, and a view without one costs a third of a pass
-        /// a frame (on the room walk, where the posters are out of view half the time, this also
-        /// found more of them than a pass every frame: Benchmarks/README.md, "Idle detection").
+        /// a frame (measured on the room walk, where the posters are out of view half the time:
+        /// Benchmarks/README.md, "Idle detection").
         public var idleDetectionInterval = 3
         /// Frame features per detection pass, for a 640x480 frame: a larger frame gets more in
         /// proportion to its area (3,000 at 1280x720), so that a target covering the same share
