@@ -10,6 +10,7 @@
 #include <array>
 #include <cmath>
 #include <limits>
+#include <optional>
 
 namespace akcv {
 
@@ -403,8 +404,8 @@ double follow_marker(ak_marker_detector &det, const cv::Mat &gray, int id, std::
     // Coarse to fine; each stage starts where the last converged, and the finest that converges
     // gives the corners and the correlation (measured once, for that stage: its template is kept).
     std::vector<cv::Point2f> moved = quad;
-    TemplatePlacement fit, finest;
-    bool any = false;
+    TemplatePlacement fit;
+    std::optional<TemplatePlacement> finest;
     for (int stage = 0; stage <= kCoarseStages; ++stage) {
         bool aligned;
         if (stage < kCoarseStages) {
@@ -417,10 +418,10 @@ double follow_marker(ak_marker_detector &det, const cv::Mat &gray, int id, std::
         }
         if (!aligned) break;
         cv::swap(det.scratch.smooth, det.scratch.kept);
-        finest = fit, any = true;
+        finest = fit;
     }
-    if (!any) return correlation;
-    correlation = template_correlation(det.scratch.kept, gray, finest);
+    if (!finest) return correlation;
+    correlation = template_correlation(det.scratch.kept, gray, *finest);
     if (std::isfinite(correlation)) quad = moved;
     return correlation;
 }

@@ -90,6 +90,14 @@ struct BatchTests {
         for (arguments, mention) in [(["--shard", "2/2"], "not in 0...1"), (["--shard", "1"], "I/N"), (["--workers", "0"], "at least 1"), (["--shards", "2"], "JOB_COMPLETION_INDEX")] {
             CLITests.expectCleanFailure(try await CLITests.run(["batch", manifest] + arguments), mentions: [mention])
         }
+        // A manifest given relative to the working directory is never replaced by the summary.
+        let nested = try work.write("sub/jobs.jsonl", try String(contentsOfFile: manifest, encoding: .utf8))
+        let replacing = try await CLITests.run(["batch", "sub/jobs.jsonl", "--summary", "sub/jobs.jsonl"],
+                                               wrapper: ["/usr/bin/env", "-C", work.path, try #require(CLITests.binary)])
+        CLITests.expectCleanFailure(replacing, mentions: ["would replace the manifest"])
+        #expect(try String(contentsOfFile: nested, encoding: .utf8) == String(contentsOfFile: manifest, encoding: .utf8))
+        #expect(work.contents("sub") == ["jobs.jsonl"])
+        try FileManager.default.removeItem(atPath: work.file("sub"))
         let k8s = try await CLITests.run(["batch", manifest], wrapper: ["/usr/bin/env", "JOB_COMPLETION_INDEX=0", try #require(CLITests.binary)])
         CLITests.expectCleanFailure(k8s, mentions: ["--shards"])
         #expect(work.contents() == ["jobs.jsonl"])
@@ -100,6 +108,6 @@ struct BatchTests {
         #expect((0..<7).map { k in shards.firstIndex { $0.contains(k) }! } == [0, 1, 2, 0, 1, 2, 0])
         #expect(try Shard.fromEnvironment(["JOB_COMPLETION_INDEX": "2"], count: 4) == Shard(argument: "2/4"))
         #expect(try Shard.fromEnvironment([:], count: nil) == nil)
-        #expect(throws: ShardError.self) { try Shard.fromEnvironment(["SLURM_ARRAY_TASK_ID": "4", "SLURM_ARRAY_TASK_COUNT": "4"], count: nil) }
+        #expect(throws: BatchError.self) { try Shard.fromEnvironment(["SLURM_ARRAY_TASK_ID": "4", "SLURM_ARRAY_TASK_COUNT": "4"], count: nil) }
     }
 }

@@ -43,9 +43,9 @@ public final class MarkerTracker: AnchorTracker {
         public var cornerSigma: Double?
         /// A marker seen within this many frames is followed by its picture or, failing that,
         /// searched for in a region around its predicted corners, resampled so that it is about
-        /// `regionSidePixels` wide (upsampled when small:
-        /// small, distant markers drop out of full-frame passes now and then; decimated when
-        /// large). 0: no regions, a full-frame pass every frame.
+        /// `regionSidePixels` wide (upsampled when small: small, distant markers drop out of
+        /// full-frame passes now and then; decimated when large). 0: no regions, a full-frame pass
+        /// every frame.
         public var recoveryFrames = 3
         public var regionSidePixels = 48.0
         /// A confirmed marker (or one of a set that lists its ids) the full or coarse pass missed is
@@ -55,10 +55,10 @@ public final class MarkerTracker: AnchorTracker {
         /// followed, regions only.
         public var followingCorrelation: Double? = 0.9
         /// A full-frame pass runs every this many frames, and whenever a recent marker was neither
-        /// followed nor found in its region; in between, only the following,
-        /// the regions and the coarse pass below. 1: every frame. Markers that appear between
-        /// passes, too small for the coarse pass, are found up to this many frames late (hence 6
-        /// rather than 8: Benchmarks/README.md, "Following before regions").
+        /// followed nor found in its region; in between, only the following, the regions and the
+        /// coarse pass below. 1: every frame. Markers that appear between passes, too small for
+        /// the coarse pass, are found up to this many frames late (hence 6 rather than 8:
+        /// Benchmarks/README.md, "Following before regions").
         public var fullSearchInterval = 6
         /// While no marker is followed, a full-frame pass runs every this many frames (the
         /// coarse pass below in between): markers entering the view are found up to this many

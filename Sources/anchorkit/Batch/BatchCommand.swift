@@ -44,17 +44,19 @@ struct BatchCommand: ParsableCommand {
             let shard = try self.shard.map(Shard.init(argument:)) ?? assigned ?? .whole
             if let workers, workers < 1 { throw ValidationError("--workers must be at least 1") }
             let summaryPath = summary ?? Self.defaultSummaryPath(manifest: manifest.path, shard: shard)
-            let written = Set(manifest.jobs.map { manifest.resolve($0.output) } + [manifest.resolve(manifest.path)])
-            if written.contains(URL(fileURLWithPath: summaryPath).standardizedFileURL.path) {
+            func absolute(_ path: String) -> String { URL(fileURLWithPath: path).standardizedFileURL.path }
+            let written = Set(manifest.jobs.map { manifest.resolve($0.output) } + [absolute(manifest.path)])
+            if written.contains(absolute(summaryPath)) {
                 throw InputError(summaryPath, "the summary would replace the manifest or a job's output: give another --summary")
             }
             let summaryFile = try AtomicFile(destination: summaryPath)  // checked writable before any job runs
 
-            let mine = manifest.jobs.enumerated().filter { shard.contains($0.offset) }.map(\.element)
-            let toRun = redo ? mine : mine.filter { !BatchRunner.isComplete($0, in: manifest) }
-            let skipped = mine.filter { job in !toRun.contains(job) }
+            var toRun: [BatchJob] = [], skipped: [BatchJob] = []
+            for (position, job) in manifest.jobs.enumerated() where shard.contains(position) {
+                if !redo && manifest.isComplete(job) { skipped.append(job) } else { toRun.append(job) }
+            }
             let workers = max(1, min(self.workers ?? ProcessInfo.processInfo.activeProcessorCount, toRun.count))
-            let runner = BatchRunner(executable: try Self.executablePath(), folder: manifest.folder, workers: workers)
+            let runner = BatchRunner(executable: try Self.executablePath(), manifest: manifest, workers: workers)
             let started = Date()
             var finishedCount = 0
             let ran = runner.run(toRun) { outcome in
@@ -66,10 +68,7 @@ struct BatchCommand: ParsableCommand {
                 FileHandle.standardError.write(Data("batch: [\(finishedCount)/\(toRun.count)] line \(outcome.line) \(outcome.input) -> \(outcome.output): \(what)\n".utf8))
             }
             let wall = Date().timeIntervalSince(started)
-            let outcomes = (ran + skipped.map { job in
-                BatchOutcome(line: job.line, command: job.command.rawValue, input: job.input, output: job.output, status: .skipped,
-                             frames: nil, seconds: 0, error: nil)
-            }).sorted { $0.line < $1.line }
+            let outcomes = (ran + skipped.map { BatchOutcome($0, .skipped) }).sorted { $0.line < $1.line }
             let report = BatchSummary(manifest: manifest.path, shard: shard.description, workers: workers, wallSeconds: wall,
                                       jobs: outcomes)
             try summaryFile.write(report.encoded())
@@ -94,7 +93,7 @@ struct BatchCommand: ParsableCommand {
     static func executablePath() throws -> String {
         let path = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")
         guard let path = path ?? Bundle.main.executablePath else {
-            throw ShardError("cannot tell where the anchorkit executable is")
+            throw BatchError("cannot tell where the anchorkit executable is")
         }
         return path
     }

@@ -1,4 +1,5 @@
 import AnchorKit
+import AnchorKitMedia
 import Foundation
 
 /// One job of a batch: a `track` (or `render`) run of one input into one output.
@@ -98,6 +99,15 @@ struct BatchManifest {
     func resolve(_ path: String) -> String {
         let url = path.hasPrefix("/") ? URL(fileURLWithPath: path) : URL(fileURLWithPath: folder).appendingPathComponent(path)
         return url.standardizedFileURL.path
+    }
+
+    /// Whether `job`'s output is already complete. Outputs are renamed into place only when
+    /// finished, so one that exists is whole.
+    func isComplete(_ job: BatchJob) -> Bool {
+        let output = resolve(job.output)
+        if ImageFolderSource.isPattern(output) { return !ImageFolderSource.frames(of: output).isEmpty }
+        var isDirectory: ObjCBool = false
+        return FileManager.default.fileExists(atPath: output, isDirectory: &isDirectory) && !isDirectory.boolValue
     }
 
     /// No two jobs write one output, and no job writes what another reads.

@@ -1,5 +1,4 @@
 import AnchorKit
-import AnchorKitMedia
 import Foundation
 
 /// How one job ended.
@@ -17,6 +16,11 @@ struct BatchOutcome: Codable, Equatable {
     let seconds: Double
     /// The job's one-line error when it failed.
     let error: String?
+
+    init(_ job: BatchJob, _ status: Status, frames: Int? = nil, seconds: Double = 0, error: String? = nil) {
+        (line, command, input, output) = (job.line, job.command.rawValue, job.input, job.output)
+        (self.status, self.frames, self.seconds, self.error) = (status, frames, seconds, error)
+    }
 }
 
 /// Runs a batch's jobs, one video per worker: each job is its own `anchorkit` process (a job that
@@ -25,18 +29,9 @@ struct BatchOutcome: Codable, Equatable {
 struct BatchRunner {
     /// The `anchorkit` executable the jobs run.
     let executable: String
-    /// The folder the jobs run in (the manifest's).
-    let folder: String
+    /// The manifest, in whose folder the jobs run.
+    let manifest: BatchManifest
     let workers: Int
-
-    /// Whether `job`'s output is already complete. Outputs are renamed into place only when
-    /// finished, so one that exists is whole.
-    static func isComplete(_ job: BatchJob, in manifest: BatchManifest) -> Bool {
-        let output = manifest.resolve(job.output)
-        if ImageFolderSource.isPattern(output) { return !ImageFolderSource.frames(of: output).isEmpty }
-        var isDirectory: ObjCBool = false
-        return FileManager.default.fileExists(atPath: output, isDirectory: &isDirectory) && !isDirectory.boolValue
-    }
 
     /// Runs `jobs`, calling `finished` (serially, from the workers' threads) as each ends;
     /// returns the outcomes in the order of `jobs`.
@@ -64,11 +59,10 @@ struct BatchRunner {
     private func run(_ job: BatchJob) -> BatchOutcome {
         let started = Date()
         func outcome(_ status: BatchOutcome.Status, frames: Int? = nil, error: String? = nil) -> BatchOutcome {
-            BatchOutcome(line: job.line, command: job.command.rawValue, input: job.input, output: job.output, status: status,
-                         frames: frames, seconds: Date().timeIntervalSince(started), error: error)
+            BatchOutcome(job, status, frames: frames, seconds: Date().timeIntervalSince(started), error: error)
         }
         // Outputs may go to folders that do not exist yet (out/<clip>.jsonl).
-        let outputFolder = URL(fileURLWithPath: job.output.hasPrefix("/") ? job.output : folder + "/" + job.output).deletingLastPathComponent()
+        let outputFolder = URL(fileURLWithPath: manifest.resolve(job.output)).deletingLastPathComponent()
         do { try FileManager.default.createDirectory(at: outputFolder, withIntermediateDirectories: true) } catch {
             return outcome(.failed, error: "\(outputFolder.path): cannot create the output folder")
         }
@@ -85,7 +79,7 @@ struct BatchRunner {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = job.arguments
-        process.currentDirectoryURL = URL(fileURLWithPath: folder)
+        process.currentDirectoryURL = URL(fileURLWithPath: manifest.folder)
         process.standardInput = FileHandle.nullDevice
         process.standardOutput = outHandle
         process.standardError = errHandle
@@ -131,7 +125,7 @@ enum ChildProcesses {
     static func start(_ process: Process) throws {
         lock.lock()
         defer { lock.unlock() }
-        guard !stopping else { throw ShardError("interrupted") }
+        guard !stopping else { throw BatchError("interrupted") }
         try process.run()
         running[ObjectIdentifier(process)] = process
     }

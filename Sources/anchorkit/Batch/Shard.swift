@@ -18,9 +18,9 @@ struct Shard: Equatable, CustomStringConvertible {
 
     /// `index` of `count`, checked.
     static func make(index: Int, count: Int, source: String) throws -> Shard {
-        guard count >= 1 else { throw ShardError("\(source): the shard count must be at least 1, not \(count)") }
+        guard count >= 1 else { throw BatchError("\(source): the shard count must be at least 1, not \(count)") }
         guard (0..<count).contains(index) else {
-            throw ShardError("\(source): shard \(index) is not in 0...\(count - 1)")
+            throw BatchError("\(source): shard \(index) is not in 0...\(count - 1)")
         }
         return Shard(index: index, count: count)
     }
@@ -29,7 +29,7 @@ struct Shard: Equatable, CustomStringConvertible {
     init(argument: String) throws {
         let parts = argument.split(separator: "/", omittingEmptySubsequences: false)
         guard parts.count == 2, let index = Int(parts[0]), let count = Int(parts[1]) else {
-            throw ShardError("--shard must be I/N (0-based index / count), e.g. 0/2, not \"\(argument)\"")
+            throw BatchError("--shard must be I/N (0-based index / count), e.g. 0/2, not \"\(argument)\"")
         }
         self = try Self.make(index: index, count: count, source: "--shard \(argument)")
     }
@@ -42,25 +42,25 @@ struct Shard: Equatable, CustomStringConvertible {
     static func fromEnvironment(_ environment: [String: String], count: Int?) throws -> Shard? {
         func integer(_ key: String) throws -> Int? {
             guard let text = environment[key] else { return nil }
-            guard let value = Int(text) else { throw ShardError("\(key) is not an integer: \"\(text)\"") }
+            guard let value = Int(text) else { throw BatchError("\(key) is not an integer: \"\(text)\"") }
             return value
         }
         if let task = try integer("SLURM_ARRAY_TASK_ID") {
             guard let tasks = try integer("SLURM_ARRAY_TASK_COUNT") else {
-                throw ShardError("SLURM_ARRAY_TASK_ID is set but not SLURM_ARRAY_TASK_COUNT")
+                throw BatchError("SLURM_ARRAY_TASK_ID is set but not SLURM_ARRAY_TASK_COUNT")
             }
             if let step = try integer("SLURM_ARRAY_TASK_STEP"), step != 1 {
-                throw ShardError("a Slurm job array with step \(step): give a contiguous range such as --array=0-\(tasks - 1)")
+                throw BatchError("a Slurm job array with step \(step): give a contiguous range such as --array=0-\(tasks - 1)")
             }
             let first = try integer("SLURM_ARRAY_TASK_MIN") ?? 0
             if let count, count != tasks {
-                throw ShardError("--shards \(count) disagrees with SLURM_ARRAY_TASK_COUNT \(tasks)")
+                throw BatchError("--shards \(count) disagrees with SLURM_ARRAY_TASK_COUNT \(tasks)")
             }
             return try make(index: task - first, count: tasks, source: "SLURM_ARRAY_TASK_ID \(task) (first \(first))")
         }
         if let index = try integer("JOB_COMPLETION_INDEX") {
             guard let count else {
-                throw ShardError("JOB_COMPLETION_INDEX is set: give --shards N, the Job's completions")
+                throw BatchError("JOB_COMPLETION_INDEX is set: give --shards N, the Job's completions")
             }
             return try make(index: index, count: count, source: "JOB_COMPLETION_INDEX \(index)")
         }
@@ -73,7 +73,8 @@ struct Shard: Equatable, CustomStringConvertible {
     var description: String { "\(index)/\(count)" }
 }
 
-struct ShardError: Error, CustomStringConvertible {
+/// A batch's own errors (shards, the executable, an interrupted start), one line each.
+struct BatchError: Error, CustomStringConvertible {
     let description: String
     init(_ description: String) { self.description = description }
 }
