@@ -27,6 +27,7 @@ constexpr int kMaxGridSide = 64;
 // 6x slower; shorter keys or fewer tables trade the same way (shorter: slower; fewer: lower recall).
 constexpr unsigned kLshTables = 12, kLshKeyBits = 20, kLshProbeLevel = 1;
 constexpr int kLshBlock = 64;  // query rows per parallel task
+constexpr uint64_t kLshSeed = 0xffffffffu;  // cv::RNG's own default state
 
 ak_status check_orb_params(const char *fn, const ak_orb_params &p) {
     if (p.max_features < 1 || p.max_features > kMaxFeatures)
@@ -354,9 +355,22 @@ ak_status ak_feature_index_create(const ak_features *const *references, int coun
         if (k == AK_INDEX_BRUTE_FORCE) {
             index->matcher = cv::BFMatcher::create(cv::NORM_HAMMING, false);
         } else if (total > 0) {
-            index->lsh = cv::makePtr<cv::flann::Index>(index->descriptors,
-                                                       cv::flann::LshIndexParams(kLshTables, kLshKeyBits, kLshProbeLevel),
-                                                       cvflann::FLANN_DIST_HAMMING);
+            // FLANN draws each table's key bits from this thread's cv::theRNG(), whose state depends
+            // on what ran on the thread before: a fixed seed makes the same references give the same
+            // index (and so the same matches) in every process and session; the caller's state is
+            // put back.
+            cv::RNG &rng = cv::theRNG();
+            const uint64 callers_state = rng.state;
+            rng.state = kLshSeed;
+            try {
+                index->lsh = cv::makePtr<cv::flann::Index>(index->descriptors,
+                                                           cv::flann::LshIndexParams(kLshTables, kLshKeyBits, kLshProbeLevel),
+                                                           cvflann::FLANN_DIST_HAMMING);
+            } catch (...) {
+                rng.state = callers_state;
+                throw;
+            }
+            rng.state = callers_state;
         }
         *out = index.release();
         return AK_OK;

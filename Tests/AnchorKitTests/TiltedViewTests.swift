@@ -47,9 +47,10 @@ struct TiltedViewTests {
         #expect(error < 5)
     }
 
-    /// The committed room walk's three posters, 70-160 px wide: found within 5 px in two thirds of
-    /// the frames where they are expected (18 % before the small copies' features on a border,
-    /// 58 % before the frame's features reached its edges), 0 false positives.
+    /// The committed room walk's three posters, 70-160 px wide: found within 5 px in 88 % of the
+    /// frames where they are expected (18 % before the small copies' features on a border, 58 %
+    /// before the frame's features reached its edges, 77 % before closer looks went where the
+    /// matches cluster), 0 false positives.
     @Test func roomWalkPosters() throws {
         let sequence = try RecordedSequence(folder: Paths.dataset("room-walk"))
         let truth = try #require(try sequence.groundTruth())
@@ -63,6 +64,16 @@ struct TiltedViewTests {
         let score = Scorer(camera: sequence.description.camera).score(reported: images(updates), truth: images(truth))
         let success = try #require(score.successRate(at: 5))
         print("room-walk posters: success@5 \(success), false positives \(score.falsePositives)")
-        #expect(success >= 0.65 && score.falsePositives == 0)
+        #expect(success >= 0.85 && score.falsePositives == 0)
+    }
+
+    /// A closer look goes where most matches lie together, not to their median: five right ones
+    /// on a small poster among eight chance ones spread over the frame.
+    @Test func closerLookGoesWhereMatchesCluster() {
+        let poster: [SIMD2<Float>] = [SIMD2(500, 60), SIMD2(530, 70), SIMD2(520, 95), SIMD2(545, 85), SIMD2(510, 80)]
+        let chance: [SIMD2<Float>] = [SIMD2(40, 400), SIMD2(120, 300), SIMD2(200, 420), SIMD2(260, 250), SIMD2(300, 380),
+                                      SIMD2(90, 200), SIMD2(350, 460), SIMD2(180, 120)]
+        let centre = ImageTracker.densestWindowCentre(chance + poster, side: 160)
+        #expect(abs(centre.x - 521) < 1 && abs(centre.y - 78) < 1, "\(centre)")
     }
 }

@@ -377,7 +377,7 @@ public final class ImageTracker: AnchorTracker {
         for m in matches { byReference[m.reference, default: []].append(m) }
         let followed = Set(targets.map(\.reference))
         let candidates = byReference.filter { !followed.contains($0.key) && $0.value.count >= parameters.minimumMatches }
-            .sorted { $0.value.count > $1.value.count }
+            .sorted(by: Self.mostMatchedFirst)
         for (reference, group) in candidates.prefix(3) where targets.count < parameters.maximumTracked {
             let src = group.map { references.images[reference].features.points[$0.train] }
             let dst = group.map { features.points[$0.query] }
@@ -390,7 +390,7 @@ public final class ImageTracker: AnchorTracker {
         let small = byReference.filter {
             !found.contains($0.key) && $0.value.count >= parameters.closerLookMatches
                 && frame.index - (lastCloserLook[$0.key] ?? Int.min / 2) >= parameters.closerLookInterval
-        }.sorted { ($0.value.count, $1.key) > ($1.value.count, $0.key) }
+        }.sorted(by: Self.mostMatchedFirst)
         for (reference, group) in small.prefix(parameters.closerLooks) where targets.count < parameters.maximumTracked {
             if let target = try lookCloser(for: reference, around: group.map { features.points[$0.query] }, gray: gray) {
                 targets.append(target)
@@ -398,6 +398,12 @@ public final class ImageTracker: AnchorTracker {
                 lastCloserLook[reference] = frame.index
             }
         }
+    }
+
+    /// Most matches first, ties in reference order: a dictionary's order changes from one run to
+    /// the next, and the order decides which references are verified or looked at closely.
+    private static func mostMatchedFirst(_ a: (key: Int, value: [FeatureMatch]), _ b: (key: Int, value: [FeatureMatch])) -> Bool {
+        (a.value.count, b.key) > (b.value.count, a.key)
     }
 
     /// The target `reference` where the matches `src` (reference px) -> `dst` (frame px) put it,
@@ -418,14 +424,13 @@ public final class ImageTracker: AnchorTracker {
         return target
     }
 
-    /// Looks for `reference` again in the frame around the median of `points` (frame px, where
-    /// some of its features matched), in a window of ``Parameters/closerLookWindow`` pixels
+    /// Looks for `reference` again in the frame where most of `points` (frame px, where some of
+    /// its features matched) lie together, in a window of ``Parameters/closerLookWindow`` pixels
     /// upsampled ``Parameters/closerLookScale`` times: a target 40-90 px wide has too few features
     /// at the frame's resolution, and more at twice it.
     private func lookCloser(for reference: Int, around points: [SIMD2<Float>], gray: Image) throws -> Target? {
-        let xs = points.map { Double($0.x) }.sorted(), ys = points.map { Double($0.y) }.sorted()
-        let centre = SIMD2(xs[xs.count / 2], ys[ys.count / 2])
         let side = min(parameters.closerLookWindow, min(gray.width, gray.height))
+        let centre = Self.densestWindowCentre(points, side: Float(side))
         let x0 = min(max(0, Int(centre.x) - side / 2), gray.width - side), y0 = min(max(0, Int(centre.y) - side / 2), gray.height - side)
         // Matches spread over the frame are chance ones: a small target's lie together.
         let inside = points.filter { $0.x >= Float(x0) && $0.y >= Float(y0) && $0.x < Float(x0 + side) && $0.y < Float(y0 + side) }
@@ -444,6 +449,21 @@ public final class ImageTracker: AnchorTracker {
         let dst = matches.map { (features.points[$0.query] + 0.5) / f - 0.5 + origin }
         let src = matches.map { ref.features.points[$0.train] }
         return try verifiedTarget(reference, from: src, to: dst, threshold: parameters.ransacThreshold / Double(factor), gray: gray)
+    }
+
+    /// The centre of the `side`-pixel square, centred on one of `points`, that holds the most of
+    /// them: of a dozen matches to a target 90 px wide, most are chance ones spread over the
+    /// frame and a handful are right, together (their median lies anywhere).
+    static func densestWindowCentre(_ points: [SIMD2<Float>], side: Float) -> SIMD2<Double> {
+        let half = side / 2
+        func inside(_ c: SIMD2<Float>) -> [SIMD2<Float>] { points.filter { abs($0.x - c.x) <= half && abs($0.y - c.y) <= half } }
+        var best: [SIMD2<Float>] = []
+        for p in points {
+            let near = inside(p)
+            if near.count > best.count { best = near }
+        }
+        guard !best.isEmpty else { return .zero }
+        return SIMD2<Double>(best.reduce(.zero, +) / Float(best.count))
     }
 
     /// The frame's features in frame pixels, searched on a copy at most ``Parameters/detectionSize``
