@@ -1,3 +1,5 @@
+import Dispatch
+
 /// Processes frames in order and maintains the anchors found in them (ARSession).
 ///
 /// Without world tracking the world is each frame's own camera: `camera.transform` is the
@@ -95,12 +97,7 @@ public final class Session {
             anchors.removeAll()
             indexByIdentifier.removeAll()
         }
-        var observations: [TargetObservation] = []
-        for tracker in trackers {
-            let start = StageProfile.now()
-            observations += try tracker.observe(frame)
-            ownProfile.add(tracker is MarkerTracker ? .markers : .images, since: start)
-        }
+        let observations = try observeSideBySide(frame)
         let locating = StageProfile.now()
         let camera = try locate(frame, observations: observations)
         if world != nil { ownProfile.add(.worldTracking, since: locating) }
@@ -154,6 +151,36 @@ public final class Session {
         trackedRaycasts.removeAll { !$0.isTracking }
         return FrameUpdate(frame: frame.index, time: frame.time, camera: camera, anchors: anchors + (planes?.anchors ?? []),
                            events: events)
+    }
+
+    /// The targets the trackers see in `frame`, in tracker order, with the world tracker's
+    /// following of its points into the frame: run side by side on the machine's cores. They
+    /// share nothing but the frame's derived copies (each made once, under a lock), so the
+    /// results are those of running them one after the other, whatever the threads. Each job's
+    /// time goes to its stage: stages that ran side by side add up to more than the frame took.
+    private func observeSideBySide(_ frame: Frame) throws -> [TargetObservation] {
+        let trackers = self.trackers, world = self.world
+        let jobs = trackers.count + (world == nil ? 0 : 1)
+        var results = [Result<[TargetObservation], Error>](repeating: .success([]), count: jobs)
+        var seconds = [Double](repeating: 0, count: jobs)
+        results.withUnsafeMutableBufferPointer { results in
+            seconds.withUnsafeMutableBufferPointer { seconds in
+                DispatchQueue.concurrentPerform(iterations: jobs) { job in
+                    let start = StageProfile.now()
+                    results[job] = Result {
+                        if job < trackers.count { return try trackers[job].observe(frame) }
+                        try world!.prepare(frame)
+                        return []
+                    }
+                    seconds[job] = (StageProfile.now() - start).seconds
+                }
+            }
+        }
+        for job in 0..<jobs {
+            let stage: StageProfile.Stage = job == trackers.count ? .worldTracking : trackers[job] is MarkerTracker ? .markers : .images
+            ownProfile.add(stage, seconds: seconds[job], calls: job == trackers.count ? 0 : 1)
+        }
+        return try results.flatMap { try $0.get() }
     }
 
     /// Finds planes again when the map changed (a new keyframe): in the session's world, with

@@ -2,7 +2,9 @@ import Foundation
 
 /// Where the time of a run went, stage by stage (as AprilTag 3's `timeprofile`): wall-clock
 /// seconds and calls per stage. A session keeps one (``Session/profile``); the command line adds
-/// the stages around it (`anchorkit track --profile`).
+/// the stages around it (`anchorkit track --profile`). Stages that run side by side (the markers,
+/// the image targets and world tracking's flow; decoding) each count their own wall-clock time,
+/// so shares can add up to more than the run.
 public struct StageProfile: Sendable {
     /// The stages of the pipeline, in its order.
     public enum Stage: Int, CaseIterable, Sendable {

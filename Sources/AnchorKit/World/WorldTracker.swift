@@ -16,6 +16,10 @@ package struct CameraLocation: Sendable {
 /// Follows the camera through a fixed world, one frame at a time, in capture order (ARKit's
 /// world tracking).
 package protocol WorldTracker: AnyObject {
+    /// The work on `frame` that needs no landmarks (following the map's points into it), done
+    /// before ``locate(_:landmarks:)`` and beside the target trackers; `locate` does it itself
+    /// when it was not done.
+    func prepare(_ frame: Frame) throws
     /// The camera's location when `frame` was taken. `landmarks` are points of known position
     /// seen in the frame (the corners of world-locked anchors), which may refine the pose.
     func locate(_ frame: Frame, landmarks: [Landmark]) throws -> CameraLocation
@@ -82,4 +86,8 @@ package struct TrackedPoint: Sendable {
     public var depth: Double
 
     public init(pixel: SIMD2<Double>, depth: Double) { self.pixel = pixel; self.depth = depth }
+}
+
+extension WorldTracker {
+    package func prepare(_ frame: Frame) throws {}
 }

@@ -76,12 +76,23 @@ public final class VisualOdometry: WorldTracker {
         relocaliser = Relocaliser(camera: camera, parameters: parameters)
     }
 
+    /// Follows the tracked points into `frame` (the pyramidal flow): it needs no landmarks, so
+    /// the session runs it beside the target trackers.
+    package func prepare(_ frame: Frame) throws {
+        let following = StageProfile.now()
+        let flow = try tracker.follow(into: try frame.flowPyramid())
+        profile.add(.worldFlow, since: following)
+        followed = (frame.index, flow)
+    }
+    /// The frame whose flow ``prepare(_:)`` measured, and the flow.
+    private var followed: (frame: Int, flow: Double)?
+
     package func locate(_ frame: Frame, landmarks: [Landmark]) throws -> CameraLocation {
         let gray = try frame.gray()
-        let following = StageProfile.now()
+        if followed?.frame != frame.index { try prepare(frame) }
+        let flow = followed!.flow
+        followed = nil
         let pyramid = try frame.flowPyramid()
-        let flow = try tracker.follow(into: pyramid)
-        profile.add(.worldFlow, since: following)
         let landmarks = landmarks.map { opencvLandmark($0) }
 
         let state: TrackingState
