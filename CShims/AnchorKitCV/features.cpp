@@ -1,6 +1,6 @@
 // features.cpp — ORB features of planar reference images and of frames, and matching them: one
-// set against another (brute force) or a frame against many references (brute force or FLANN's
-// multi-probe LSH).
+// set against another (brute force) or a frame against many references (brute force or
+// multi-probe LSH, binary_lsh.cpp).
 #include "internal.hpp"
 
 #include <opencv2/core/utility.hpp>
@@ -20,14 +20,10 @@ constexpr int kDescriptorBytes = 32;     // ORB with WTA_K = 2
 constexpr int kMaxFeatures = 100000;     // per image
 constexpr int kMaxGridSide = 64;
 
-// Multi-probe LSH parameters, measured on the Oxford affine sequences (queries: img2...img6 at
-// 640x480, 1000 features) against 10/100/500 references of ~440 features: 12 tables of 20-bit
-// keys probed at radius 1 find the brute-force match of 94-97 % of the matches that pass a 0.8
-// ratio test, 20-25x faster than brute force at 100-500 references. Radius 2 finds 99 % but is
-// 6x slower; shorter keys or fewer tables trade the same way (shorter: slower; fewer: lower recall).
-constexpr unsigned kLshTables = 12, kLshKeyBits = 20, kLshProbeLevel = 1;
-constexpr int kLshBlock = 64;  // query rows per parallel task
-constexpr uint64_t kLshSeed = 0xffffffffu;  // cv::RNG's own default state
+// Multi-probe LSH (binary_lsh.hpp): 12 tables keyed by about log2(reference features) bits each,
+// probed at radius 1, from a fixed seed. Figures: Benchmarks/README.md ("Our own LSH tables").
+constexpr int kLshTables = 12;
+constexpr uint64_t kLshSeed = 0x616E63686F726B69ull;
 
 ak_status check_orb_params(const char *fn, const ak_orb_params &p) {
     if (p.max_features < 1 || p.max_features > kMaxFeatures)
@@ -355,22 +351,7 @@ ak_status ak_feature_index_create(const ak_features *const *references, int coun
         if (k == AK_INDEX_BRUTE_FORCE) {
             index->matcher = cv::BFMatcher::create(cv::NORM_HAMMING, false);
         } else if (total > 0) {
-            // FLANN draws each table's key bits from this thread's cv::theRNG(), whose state depends
-            // on what ran on the thread before: a fixed seed makes the same references give the same
-            // index (and so the same matches) in every process and session; the caller's state is
-            // put back.
-            cv::RNG &rng = cv::theRNG();
-            const uint64 callers_state = rng.state;
-            rng.state = kLshSeed;
-            try {
-                index->lsh = cv::makePtr<cv::flann::Index>(index->descriptors,
-                                                           cv::flann::LshIndexParams(kLshTables, kLshKeyBits, kLshProbeLevel),
-                                                           cvflann::FLANN_DIST_HAMMING);
-            } catch (...) {
-                rng.state = callers_state;
-                throw;
-            }
-            rng.state = callers_state;
+            index->lsh.reset(new akcv::BinaryLsh(index->descriptors, kLshTables, 0, kLshSeed));
         }
         *out = index.release();
         return AK_OK;
@@ -394,22 +375,8 @@ ak_status ak_feature_index_match(ak_feature_index *index, const ak_features *que
             index->matcher->knnMatch(query->descriptors, index->descriptors, knn, 2);
         } else {
             const int n = query->descriptors.rows;
-            // FLANN leaves the slots of missing neighbours as they were (4.6): pre-fill them.
-            cv::Mat indices(n, 2, CV_32S, cv::Scalar(-1)), dists(n, 2, CV_32S, cv::Scalar(INT_MAX));
-            // FLANN searches one query at a time on one thread; the searches only read the index, so
-            // blocks of queries run in parallel, each into its own rows of the results.
-            std::atomic<bool> shape_ok{true};
-            cv::flann::Index &lsh = *index->lsh;
-            cv::parallel_for_(cv::Range(0, (n + kLshBlock - 1) / kLshBlock), [&](const cv::Range &blocks) {
-                for (int b = blocks.start; b < blocks.end; ++b) {
-                    const int r0 = b * kLshBlock, r1 = std::min(n, r0 + kLshBlock);
-                    cv::Mat bi = indices.rowRange(r0, r1), bd = dists.rowRange(r0, r1);
-                    const uchar *pi = bi.data, *pd = bd.data;
-                    lsh.knnSearch(query->descriptors.rowRange(r0, r1), bi, bd, 2, cv::flann::SearchParams());
-                    if (bi.data != pi || bd.data != pd) shape_ok = false;  // reallocated: results not in place
-                }
-            });
-            if (!shape_ok) return fail(AK_ERR_INTERNAL, fn, "FLANN returned results of an unexpected shape");
+            cv::Mat indices(n, 2, CV_32S), dists(n, 2, CV_32S);
+            index->lsh->nearestTwo(query->descriptors, indices.ptr<int>(), dists.ptr<int>());
             const int total = index->descriptors.rows;
             knn.resize(static_cast<size_t>(n));
             for (int q = 0; q < n; ++q) {

@@ -6,11 +6,11 @@
 
 #include "anchorkit_apriltag.h"
 #include "anchorkit_cv.h"
+#include "binary_lsh.hpp"
 
 #include <opencv2/aruco.hpp>
 #include <opencv2/core.hpp>
 #include <opencv2/features2d.hpp>
-#include <opencv2/flann.hpp>
 #include <opencv2/imgproc.hpp>
 #include <opencv2/videoio.hpp>
 
@@ -185,10 +185,10 @@ struct ak_features {
 // offsets[i] <= r < offsets[i + 1] (offsets has count + 1 entries; empty references are allowed).
 struct ak_feature_index {
     ak_index_kind kind = AK_INDEX_BRUTE_FORCE;
-    cv::Mat descriptors;                 // total x 32 CV_8U (kept alive: FLANN indexes it in place)
+    cv::Mat descriptors;                 // total x 32 CV_8U (the LSH tables index it in place)
     std::vector<int> offsets;
     cv::Ptr<cv::BFMatcher> matcher;      // BRUTE_FORCE
-    cv::Ptr<cv::flann::Index> lsh;       // LSH (null when there are no descriptors)
+    std::unique_ptr<akcv::BinaryLsh> lsh;  // LSH (null when there are no descriptors)
 };
 
 // A pyramid from cv::buildOpticalFlowPyramid with derivatives (2 Mats per level: image, then

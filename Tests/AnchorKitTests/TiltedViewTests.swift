@@ -47,7 +47,7 @@ struct TiltedViewTests {
         #expect(error < 5)
     }
 
-    /// The committed room walk's three posters, 70-160 px wide: found within 5 px in 88 % of the
+    /// The committed room walk's three posters, 70-160 px wide: found within 5 px in 89 % of the
     /// frames where they are expected (18 % before the small copies' features on a border, 58 %
     /// before the frame's features reached its edges, 77 % before closer looks went where the
     /// matches cluster), 0 false positives.

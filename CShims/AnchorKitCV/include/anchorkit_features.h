@@ -49,8 +49,8 @@ void ak_features_keypoints(const ak_features *features, ak_keypoint *keypoints, 
 const uint8_t *ak_features_descriptors(const ak_features *features);
 
 /* A search structure over the descriptors of many reference images, queried with one frame's
- * descriptors at a time: brute force (exact, linear in the total) or multi-probe LSH (FLANN;
- * approximate, sub-linear). */
+ * descriptors at a time: brute force (exact, linear in the total) or multi-probe LSH (tables
+ * of about one reference feature a bucket, from a fixed seed; approximate, sub-linear). */
 typedef struct ak_feature_index ak_feature_index;
 typedef enum { AK_INDEX_BRUTE_FORCE = 0, AK_INDEX_LSH = 1 } ak_index_kind;
 

@@ -1,0 +1,111 @@
+#include "binary_lsh.hpp"
+
+#include <algorithm>
+#include <array>
+#include <climits>
+#include <cstring>
+#include <numeric>
+
+namespace akcv {
+
+namespace {
+
+uint64_t splitmix64(uint64_t &state) {
+    uint64_t z = (state += 0x9E3779B97F4A7C15ull);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+}
+
+int hamming(const uint8_t *a, const uint8_t *b) {
+    int d = 0;
+    for (int i = 0; i < BinaryLsh::kDescriptorBytes; i += 8) {
+        uint64_t x, y;
+        std::memcpy(&x, a + i, 8);
+        std::memcpy(&y, b + i, 8);
+        d += __builtin_popcountll(x ^ y);
+    }
+    return d;
+}
+
+constexpr int kQueryBlock = 64;  // queries per parallel task
+
+}  // namespace
+
+BinaryLsh::BinaryLsh(const cv::Mat &descriptors, int tables, int key_bits, uint64_t seed) : descriptors_(descriptors) {
+    CV_Assert(descriptors.empty() || (descriptors.type() == CV_8U && descriptors.cols == kDescriptorBytes && descriptors.isContinuous()));
+    CV_Assert(tables >= 1 && (key_bits == 0 || (key_bits >= 8 && key_bits <= 24)));
+    const int n = descriptors.rows;
+    if (key_bits == 0) {
+        key_bits = 1;
+        while (key_bits < 31 && (int64_t(1) << key_bits) < n) ++key_bits;
+        key_bits = std::clamp(key_bits, 12, 20);
+    }
+    key_bits_ = key_bits;
+    uint64_t state = seed;
+    tables_.resize(static_cast<size_t>(tables));
+    std::vector<uint32_t> keys(static_cast<size_t>(n));
+    for (Table &t : tables_) {
+        // key_bits distinct positions of the 256 (a partial Fisher-Yates shuffle).
+        std::array<uint16_t, kDescriptorBytes * 8> all;
+        std::iota(all.begin(), all.end(), uint16_t(0));
+        for (int i = 0; i < key_bits; ++i) {
+            const int j = i + static_cast<int>(splitmix64(state) % uint64_t(all.size() - size_t(i)));
+            std::swap(all[size_t(i)], all[size_t(j)]);
+        }
+        t.bits.assign(all.begin(), all.begin() + key_bits);
+        // Rows grouped by key: counts, their running sum, then each row into its slot.
+        t.offsets.assign((size_t(1) << key_bits) + 1, 0);
+        for (int r = 0; r < n; ++r) {
+            keys[size_t(r)] = key(t, descriptors.ptr<uint8_t>(r));
+            ++t.offsets[keys[size_t(r)] + 1];
+        }
+        std::partial_sum(t.offsets.begin(), t.offsets.end(), t.offsets.begin());
+        std::vector<uint32_t> next(t.offsets.begin(), t.offsets.end() - 1);
+        t.rows.resize(size_t(n));
+        for (int r = 0; r < n; ++r) t.rows[next[keys[size_t(r)]]++] = uint32_t(r);
+    }
+}
+
+uint32_t BinaryLsh::key(const Table &table, const uint8_t *descriptor) const {
+    uint32_t k = 0;
+    for (size_t i = 0; i < table.bits.size(); ++i) {
+        const unsigned bit = table.bits[i];
+        k |= uint32_t((descriptor[bit >> 3] >> (bit & 7)) & 1u) << i;
+    }
+    return k;
+}
+
+void BinaryLsh::nearestTwo(const cv::Mat &queries, int *indices, int *distances) const {
+    CV_Assert(queries.empty() || (queries.type() == CV_8U && queries.cols == kDescriptorBytes));
+    const int n = queries.rows;
+    cv::parallel_for_(cv::Range(0, (n + kQueryBlock - 1) / kQueryBlock), [&](const cv::Range &blocks) {
+        for (int q = blocks.start * kQueryBlock; q < std::min(n, blocks.end * kQueryBlock); ++q) {
+            const uint8_t *d = queries.ptr<uint8_t>(q);
+            int best = -1, second = -1, best_distance = INT_MAX, second_distance = INT_MAX;
+            // A row found again (in another table or probe) has the distance it had: it can
+            // neither beat itself nor take the runner-up's place.
+            auto consider = [&](const Table &t, uint32_t k) {
+                for (uint32_t i = t.offsets[k]; i < t.offsets[k + 1]; ++i) {
+                    const int row = int(t.rows[i]);
+                    const int distance = hamming(d, descriptors_.ptr<uint8_t>(row));
+                    if (distance < best_distance) {
+                        second = best; second_distance = best_distance;
+                        best = row; best_distance = distance;
+                    } else if (distance < second_distance && row != best) {
+                        second = row; second_distance = distance;
+                    }
+                }
+            };
+            for (const Table &t : tables_) {
+                const uint32_t k = key(t, d);
+                consider(t, k);
+                for (int bit = 0; bit < key_bits_; ++bit) consider(t, k ^ (1u << bit));
+            }
+            indices[2 * q] = best; indices[2 * q + 1] = second;
+            distances[2 * q] = best_distance; distances[2 * q + 1] = second_distance;
+        }
+    });
+}
+
+}  // namespace akcv

@@ -1,0 +1,46 @@
+// Multi-probe locality-sensitive hashing of 256-bit binary descriptors (ORB), for the
+// reference-image index (features.cpp). Internal to AnchorKitCV; not part of the C interface.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include <opencv2/core.hpp>
+
+namespace akcv {
+
+// Each table keys a descriptor by `key_bits` of its 256 bits, chosen from a fixed seed; a table's
+// buckets are stored flat (a counting sort of the rows by key: offsets into one array of rows), so
+// a probe is two array reads instead of FLANN's hash-map lookup. A query probes, in every table,
+// its own key and the keys one bit away (multi-probe level 1), and keeps the two nearest distinct
+// rows by Hamming distance. The same descriptors and seed give the same index on every thread.
+class BinaryLsh {
+public:
+    static constexpr int kDescriptorBytes = 32;
+
+    // `descriptors`: rows x 32 CV_8U, continuous; shared, not copied (the caller leaves it
+    // unchanged). `key_bits` in 8...24, or 0: log2 of the rows rounded up, within 12...20 (about
+    // one row a bucket).
+    BinaryLsh(const cv::Mat &descriptors, int tables, int key_bits, uint64_t seed);
+
+    // For each row of `queries` (n x 32 CV_8U): the nearest and second-nearest indexed rows found
+    // and their distances, written to indices[2q], indices[2q + 1] and distances[2q], ... (-1 and
+    // INT_MAX where fewer were found). Runs on several threads over blocks of queries.
+    void nearestTwo(const cv::Mat &queries, int *indices, int *distances) const;
+
+    int keyBits() const { return key_bits_; }
+
+private:
+    struct Table {
+        std::vector<uint16_t> bits;      // the descriptor bits that make the key, low bit first
+        std::vector<uint32_t> offsets;   // 2^key_bits + 1: rows of key k are rows[offsets[k]..offsets[k+1])
+        std::vector<uint32_t> rows;
+    };
+    uint32_t key(const Table &table, const uint8_t *descriptor) const;
+
+    cv::Mat descriptors_;
+    int key_bits_;
+    std::vector<Table> tables_;
+};
+
+}  // namespace akcv
