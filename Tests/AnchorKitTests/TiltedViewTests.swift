@@ -47,10 +47,10 @@ struct TiltedViewTests {
         #expect(error < 5)
     }
 
-    /// The committed room walk's three posters, 70-160 px wide: found within 5 px in 89 % of the
+    /// The committed room walk's three posters, 70-160 px wide: found within 5 px in 96 % of the
     /// frames where they are expected (18 % before the small copies' features on a border, 58 %
     /// before the frame's features reached its edges, 77 % before closer looks went where the
-    /// matches cluster), 0 false positives.
+    /// matches cluster, 89 % when they needed four matches there), 0 false positives.
     @Test func roomWalkPosters() throws {
         let sequence = try RecordedSequence(folder: Paths.dataset("room-walk"))
         let truth = try #require(try sequence.groundTruth())
@@ -64,7 +64,7 @@ struct TiltedViewTests {
         let score = Scorer(camera: sequence.description.camera).score(reported: images(updates), truth: images(truth))
         let success = try #require(score.successRate(at: 5))
         print("room-walk posters: success@5 \(success), false positives \(score.falsePositives)")
-        #expect(success >= 0.85 && score.falsePositives == 0)
+        #expect(success >= 0.93 && score.falsePositives == 0)
     }
 
     /// A closer look goes where most matches lie together, not to their median: five right ones
