@@ -1,4 +1,5 @@
 #include "binary_lsh.hpp"
+#include "internal.hpp"
 
 #include <algorithm>
 #include <array>
@@ -10,13 +11,8 @@ namespace akcv {
 
 namespace {
 
-uint64_t splitmix64(uint64_t &state) {
-    uint64_t z = (state += 0x9E3779B97F4A7C15ull);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return z ^ (z >> 31);
-}
-
+// Inlined: cv::hal::normHamming, a dispatched call per 32-byte pair, made detection markedly
+// slower on the table scene (Benchmarks/README.md, "Our own LSH tables").
 int hamming(const uint8_t *a, const uint8_t *b) {
     int d = 0;
     for (int i = 0; i < BinaryLsh::kDescriptorBytes; i += 8) {
@@ -32,15 +28,13 @@ constexpr int kQueryBlock = 64;  // queries per parallel task
 
 }  // namespace
 
-BinaryLsh::BinaryLsh(const cv::Mat &descriptors, int tables, int key_bits, uint64_t seed) : descriptors_(descriptors) {
+BinaryLsh::BinaryLsh(const cv::Mat &descriptors, int tables, uint64_t seed) : descriptors_(descriptors) {
     CV_Assert(descriptors.empty() || (descriptors.type() == CV_8U && descriptors.cols == kDescriptorBytes && descriptors.isContinuous()));
-    CV_Assert(tables >= 1 && (key_bits == 0 || (key_bits >= 8 && key_bits <= 24)));
+    CV_Assert(tables >= 1);
     const int n = descriptors.rows;
-    if (key_bits == 0) {
-        key_bits = 1;
-        while (key_bits < 31 && (int64_t(1) << key_bits) < n) ++key_bits;
-        key_bits = std::clamp(key_bits, 12, 20);
-    }
+    int key_bits = 1;
+    while (key_bits < 31 && (int64_t(1) << key_bits) < n) ++key_bits;
+    key_bits = std::clamp(key_bits, 12, 20);
     key_bits_ = key_bits;
     uint64_t state = seed;
     tables_.resize(static_cast<size_t>(tables));
@@ -51,6 +45,7 @@ BinaryLsh::BinaryLsh(const cv::Mat &descriptors, int tables, int key_bits, uint6
         std::iota(all.begin(), all.end(), uint16_t(0));
         for (int i = 0; i < key_bits; ++i) {
             const int j = i + static_cast<int>(splitmix64(state) % uint64_t(all.size() - size_t(i)));
+            state += kSplitMixIncrement;
             std::swap(all[size_t(i)], all[size_t(j)]);
         }
         t.bits.assign(all.begin(), all.begin() + key_bits);

@@ -19,16 +19,14 @@ public:
     static constexpr int kDescriptorBytes = 32;
 
     // `descriptors`: rows x 32 CV_8U, continuous; shared, not copied (the caller leaves it
-    // unchanged). `key_bits` in 8...24, or 0: log2 of the rows rounded up, within 12...20 (about
-    // one row a bucket).
-    BinaryLsh(const cv::Mat &descriptors, int tables, int key_bits, uint64_t seed);
+    // unchanged). Keys are log2 of the rows rounded up bits long, within 12...20 (about one row a
+    // bucket).
+    BinaryLsh(const cv::Mat &descriptors, int tables, uint64_t seed);
 
     // For each row of `queries` (n x 32 CV_8U): the nearest and second-nearest indexed rows found
     // and their distances, written to indices[2q], indices[2q + 1] and distances[2q], ... (-1 and
     // INT_MAX where fewer were found). Runs on several threads over blocks of queries.
     void nearestTwo(const cv::Mat &queries, int *indices, int *distances) const;
-
-    int keyBits() const { return key_bits_; }
 
 private:
     struct Table {

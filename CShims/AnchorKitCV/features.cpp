@@ -6,7 +6,6 @@
 #include <opencv2/core/utility.hpp>
 
 #include <algorithm>
-#include <atomic>
 #include <climits>
 #include <cmath>
 #include <cstring>
@@ -16,7 +15,7 @@ using namespace akcv;
 
 namespace {
 
-constexpr int kDescriptorBytes = 32;     // ORB with WTA_K = 2
+constexpr int kDescriptorBytes = akcv::BinaryLsh::kDescriptorBytes;  // ORB with WTA_K = 2
 constexpr int kMaxFeatures = 100000;     // per image
 constexpr int kMaxGridSide = 64;
 
@@ -351,7 +350,7 @@ ak_status ak_feature_index_create(const ak_features *const *references, int coun
         if (k == AK_INDEX_BRUTE_FORCE) {
             index->matcher = cv::BFMatcher::create(cv::NORM_HAMMING, false);
         } else if (total > 0) {
-            index->lsh.reset(new akcv::BinaryLsh(index->descriptors, kLshTables, 0, kLshSeed));
+            index->lsh.reset(new akcv::BinaryLsh(index->descriptors, kLshTables, kLshSeed));
         }
         *out = index.release();
         return AK_OK;

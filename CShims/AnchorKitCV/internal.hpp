@@ -286,6 +286,16 @@ template <class Params> Params given_or_default(const Params *given, void (*defa
     return p;
 }
 
+// SplitMix64 (Steele, Lea and Flood): a well-mixed 64-bit value from `state`. As a generator, the
+// state advances by kSplitMixIncrement per draw; as a hash, it turns a seed into an RNG state.
+constexpr uint64_t kSplitMixIncrement = 0x9E3779B97F4A7C15ull;
+inline uint64_t splitmix64(uint64_t state) noexcept {
+    uint64_t x = state + kSplitMixIncrement;
+    x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
+    x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
+    return x ^ (x >> 31);
+}
+
 // True when all 9 entries of a row-major 3x3 matrix are finite.
 inline bool finite9(const double h[9]) noexcept {
     for (int i = 0; i < 9; ++i)

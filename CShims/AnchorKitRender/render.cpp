@@ -516,13 +516,6 @@ void draw_layer(ak_renderer &r, LayerPlan &plan) {
     for (const Tile &t : tiles) plan.bands.push_back(t.rect);
 }
 
-uint64_t splitmix64(uint64_t x) {
-    x += 0x9E3779B97F4A7C15ULL;
-    x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ULL;
-    x = (x ^ (x >> 27)) * 0x94D049BB133111EBULL;
-    return x ^ (x >> 31);
-}
-
 // Starts a frame: clears the exposure (where the last frame touched it) and evicts textures the
 // previous frame did not use.
 void begin_frame(ak_renderer *renderer, double background) {
