@@ -80,7 +80,8 @@ struct RenderCommand: ParsableCommand {
             let compositor = OverlayCompositor()
             let progress = ProgressLine("render", quiet: quiet)
             var frames = 0, drawn = 0, lastFrame = -1
-            var next: Frame? = first
+            let lookahead = LookaheadFrames(first: first, source: input.source, session: session)
+            var next = try lookahead.next()
             while let frame = next {
                 if let after = tracking.freezePlanesAfter, frame.time >= after { session?.isRefiningPlanes = false }
                 var update: FrameUpdate
@@ -102,7 +103,7 @@ struct RenderCommand: ParsableCommand {
                 frames += 1
                 progress.update(done: frames, total: still.map { $0 + 1 } ?? input.source.expectedFrameCount)
                 if let still, frame.index >= still { break }
-                next = try input.source.nextFrame()
+                next = try lookahead.next()
             }
             if let still, lastFrame < still { throw InputError(self.input, "--still \(still): the input has only \(lastFrame + 1) frames") }
             try sink.finish()

@@ -39,7 +39,8 @@ struct TrackCommand: ParsableCommand {
             var neverFound = NeverFound(markers: session.configuration.markers,
                                         imageNames: session.configuration.referenceImages?.images.map(\.name) ?? [])
             var stages = StageProfile()
-            var next = input.firstFrame
+            let lookahead = LookaheadFrames(first: input.firstFrame, source: input.source, session: session)
+            var next = try lookahead.next()
             while let frame = next {
                 if let after = tracking.freezePlanesAfter, frame.time >= after { session.isRefiningPlanes = false }
                 var update = try session.process(frame)
@@ -56,7 +57,7 @@ struct TrackCommand: ParsableCommand {
                 scale = update.camera.scale
                 progress.update(done: frames, total: input.source.expectedFrameCount)
                 let waiting = StageProfile.now()
-                next = try input.source.nextFrame()
+                next = try lookahead.next()
                 stages.add(.frames, since: waiting)
             }
             guard frames > 0 else { throw InputError(self.input, "no frames") }

@@ -112,6 +112,8 @@ public final class MarkerTracker: AnchorTracker {
 
     private struct Family {
         let detector: MarkerDetector
+        /// The parameters `detector` was made with (passes ahead get detectors of their own).
+        let detection: MarkerDetectionParameters
         let sets: [MarkerSet]
 
         /// Whether `id` belongs to a set that lists its ids (trusted from its first detection).
@@ -123,7 +125,7 @@ public final class MarkerTracker: AnchorTracker {
 
     /// Its detectors' time per stage (``MarkerDetector/profile``), for ``Session/profile``.
     package var profile: StageProfile {
-        families.reduce(StageProfile()) { $0.merged(with: $1.detector.profile) }
+        families.reduce(passesAhead?.profile ?? StageProfile()) { $0.merged(with: $1.detector.profile) }
     }
     private let parameters: Parameters
     /// The corner noise in use, pixels.
@@ -140,12 +142,15 @@ public final class MarkerTracker: AnchorTracker {
     private var instances: MarkerInstances
     /// The last frame searched in full, and whether the next must be (a followed marker was lost).
     private var lastFullSearch: Int?
+    private var lastObserved: Int?
     private var fullSearchDue = false
     /// Ids detected but not yet confirmed: consecutive detections so far and the last frame.
     private var candidates: [String: (count: Int, frame: Int)] = [:]
     private var confirmed = Set<String>()
     /// Where the static markers are relative to one another (``Parameters/learnsLayout``).
     private var layout: MarkerLayout?
+    /// Full-frame passes of frames handed ahead (``anticipate(_:)``), made on first use.
+    private var passesAhead: MarkerPassesAhead?
 
     /// A tracker for `markerSets`, seen by a camera with `camera` intrinsics.
     public init(markerSets: [MarkerSet], camera: CameraIntrinsics,
@@ -167,7 +172,8 @@ public final class MarkerTracker: AnchorTracker {
             var detection = detection
             // New ids are confirmed by correlation (Parameters.confirmationCorrelation).
             detection.measuresCorrelation = detection.measuresCorrelation || Self.confirmsByCorrelation(parameters, detection)
-            return Family(detector: try MarkerDetector(dictionary: dictionary, parameters: detection), sets: byDictionary[name]!)
+            return Family(detector: try MarkerDetector(dictionary: dictionary, parameters: detection), detection: detection,
+                          sets: byDictionary[name]!)
         }
         self.camera = camera
         self.parameters = parameters
@@ -193,11 +199,13 @@ public final class MarkerTracker: AnchorTracker {
             tracks.removeAll(); instances.removeAll(); candidates.removeAll(); confirmed.removeAll()
         }
         let full = isFullSearch(frame.index)
+        let pass = passKind(full: full)
+        let passAhead = try pass.flatMap { try passesAhead?.take(frame.index, $0) }
         var lost = false
         var observations: [TargetObservation] = []
         var sightings: [MarkerLayout.Sighting] = []
-        for family in families {
-            let (found, missed) = try search(family, in: frame, full: full)
+        for (f, family) in families.enumerated() {
+            let (found, missed) = try search(family, in: frame, pass: pass, passedAhead: passAhead?[f])
             lost = lost || missed
             // Group by physical size: one batched pose call per size.
             var bySize: [Double: [(key: MarkerInstances.Key, detection: MarkerDetection)]] = [:]
@@ -224,6 +232,9 @@ public final class MarkerTracker: AnchorTracker {
         }
         if full { lastFullSearch = frame.index }
         fullSearchDue = lost
+        lastObserved = frame.index
+        passesAhead?.forget(through: frame.index)
+        startNextPassAhead()
         if let poses = try layout?.update(with: sightings.sorted { $0.identifier < $1.identifier }) {
             for i in observations.indices {
                 if let pose = poses[observations[i].identifier] { observations[i].cameraFromAnchor = pose }
@@ -235,24 +246,61 @@ public final class MarkerTracker: AnchorTracker {
     /// Whether `frame` gets a full-frame pass (see ``Parameters/fullSearchInterval``).
     private func isFullSearch(_ frame: Int) -> Bool {
         guard let last = lastFullSearch, parameters.recoveryFrames > 0 else { return true }
-        let interval = instances.anyRecent(before: frame, within: parameters.recoveryFrames)
+        return fullSearchDue || frame - last >= fullSearchInterval(at: frame)
+    }
+
+    /// Frames between full-frame passes as of `frame`: longer while markers are followed.
+    private func fullSearchInterval(at frame: Int) -> Int {
+        instances.anyRecent(before: frame, within: parameters.recoveryFrames)
             ? parameters.fullSearchInterval : min(parameters.fullSearchInterval, parameters.idleSearchInterval)
-        return fullSearchDue || frame - last >= interval
+    }
+
+    /// How many frames ahead ``anticipate(_:)`` is worth calling: a full-frame pass's interval.
+    public var framesWorthAnticipating: Int {
+        parameters.recoveryFrames > 0 && !parameters.independentFrames ? parameters.fullSearchInterval : 0
+    }
+
+    /// Hands the tracker a frame it will observe later (decoded ahead): when the schedule gives
+    /// that frame a full-frame pass, the pass starts now on another core, and ``observe(_:)`` takes
+    /// its detections when the frame comes. The detections are those ``observe(_:)`` would have
+    /// computed itself, so results are identical with or without anticipation; a pass the schedule
+    /// then skips (a marker lost calls for one earlier) is dropped.
+    public func anticipate(_ frame: Frame) {
+        guard framesWorthAnticipating > 0, let last = lastFullSearch, frame.index > last else { return }
+        if passesAhead == nil {
+            // Detectors of their own: a detector keeps scratch memory and is not shared across threads.
+            guard let detectors = try? families.map({ try MarkerDetector(dictionary: $0.detector.dictionary, parameters: $0.detection) })
+            else { return }
+            passesAhead = MarkerPassesAhead(detectors: detectors)
+        }
+        passesAhead!.hold(frame)
+        startNextPassAhead()
+    }
+
+    /// Starts the passes ahead of the frames held, as the schedule stands after the last frame
+    /// observed: a full-frame pass every interval from the last one, coarse ones in between.
+    private func startNextPassAhead() {
+        guard let passesAhead, let last = lastFullSearch, let observed = lastObserved else { return }
+        let interval = fullSearchInterval(at: observed + 1)
+        for index in passesAhead.heldFrames {
+            if let kind = passKind(full: (index - last) % interval == 0) { passesAhead.start(index, kind) }
+        }
+    }
+
+    /// The whole-frame pass a frame gets: full, coarse (``Parameters/coarseSearchDecimation``) or none.
+    private func passKind(full: Bool) -> MarkerPass? {
+        full ? .full : parameters.coarseSearchDecimation.map { .coarse(decimation: $0) }
     }
 
     /// The markers of `family` in `frame`, each with its instance: from a full-frame (or coarse)
     /// pass, then from a region around each recently seen instance that the pass missed; `lost`
     /// when one of those regions came back empty.
-    private func search(_ family: Family, in frame: Frame, full: Bool) throws
+    private func search(_ family: Family, in frame: Frame, pass: MarkerPass?, passedAhead: [MarkerDetection]?) throws
         -> (found: [(key: MarkerInstances.Key, detection: MarkerDetection)], lost: Bool) {
         let detector = family.detector, name = detector.dictionary.name
-        var detections: [MarkerDetection] = []
-        if full {
-            detections = try detector.detect(in: frame.image)
-        } else if let decimation = parameters.coarseSearchDecimation {
-            detections = try detector.detect(in: frame.image, region: (0, 0, frame.image.width, frame.image.height),
-                                             scale: 1 / decimation)
-        }
+        // One gray copy per frame for every call (each call would otherwise convert a colour frame).
+        let image = try frame.gray()
+        var detections = try passedAhead ?? pass.map { try $0.run(detector, on: image) } ?? []
         detections = detections.filter { d in family.sets.contains { $0.accepts(d.id) } }
         let assigned = instances.assign(detections, dictionary: name, frame: frame.index)
         for (key, isNew) in assigned where isNew && key.instance > 0 {
@@ -272,7 +320,7 @@ public final class MarkerTracker: AnchorTracker {
                 // A confirmed marker is first followed by its picture from the predicted corners:
                 // one template alignment costs a fraction of a candidate search of its upsampled
                 // region, and ends in the same refinement. The region is searched when that fails.
-                if let followed = try follow(key, from: predicted, with: detector, in: frame.image, of: family) {
+                if let followed = try follow(key, from: predicted, with: detector, in: image, of: family) {
                     found.append((key, followed))
                     taken.insert(key)
                     continue
@@ -285,7 +333,7 @@ public final class MarkerTracker: AnchorTracker {
                               height: Int((ys.max()! - ys.min()! + 2 * pad).rounded(.up)))
                 let scale = min(8, max(0.125, parameters.regionSidePixels / max(side, 1)))
                 // Not a marker already placed: two instances side by side share a region.
-                let best = try detector.detect(in: frame.image, region: region, scale: scale)
+                let best = try detector.detect(in: image, region: region, scale: scale)
                     .filter { d in d.id == key.id && !found.contains { $0.detection.id == d.id && length(MarkerInstances.centre(of: d.corners) - MarkerInstances.centre(of: $0.detection.corners)) < 0.5 * side } }
                     .compactMap { d in instances.gateDistance(of: d.corners, to: key, at: frame.index).map { (d, $0) } }
                     .min { $0.1 < $1.1 }
@@ -303,7 +351,7 @@ public final class MarkerTracker: AnchorTracker {
             // is too blurred to detect, others may be, and a full pass also finds newcomers.
             lost = !missing.isEmpty
             for (key, predicted) in missing {
-                if let followed = try follow(key, from: predicted.map { $0 + shift }, with: detector, in: frame.image, of: family) {
+                if let followed = try follow(key, from: predicted.map { $0 + shift }, with: detector, in: image, of: family) {
                     found.append((key, followed))
                 }
             }

@@ -19,4 +19,14 @@ public struct TargetObservation: Sendable {
 public protocol AnchorTracker: AnyObject {
     /// The targets seen in `frame`.
     func observe(_ frame: Frame) throws -> [TargetObservation]
+    /// How many frames ahead ``anticipate(_:)`` is worth calling (0: not at all).
+    var framesWorthAnticipating: Int { get }
+    /// A frame this tracker will observe later, decoded ahead: work that needs that frame alone may
+    /// start now on another core. Results must be the same with or without it.
+    func anticipate(_ frame: Frame)
+}
+
+extension AnchorTracker {
+    public var framesWorthAnticipating: Int { 0 }
+    public func anticipate(_ frame: Frame) {}
 }

@@ -153,6 +153,19 @@ public final class Session {
                            events: events)
     }
 
+    /// How many frames ahead of the one being processed ``anticipate(_:)`` is worth calling
+    /// (0: not at all; the marker tracker's full-frame pass interval).
+    public var framesWorthAnticipating: Int { trackers.map(\.framesWorthAnticipating).max() ?? 0 }
+
+    /// Hands the session a frame it will process later (decoded ahead, at most
+    /// ``framesWorthAnticipating`` frames beyond the one being processed), so that work needing
+    /// that frame alone (the markers' full-frame passes) starts now on another core. Optional, for
+    /// recorded input: every update is identical with or without it. Call it from the thread that
+    /// calls ``process(_:)``, between those calls.
+    public func anticipate(_ frame: Frame) {
+        for tracker in trackers { tracker.anticipate(frame) }
+    }
+
     /// The targets the trackers see in `frame`, in tracker order, with the world tracker's
     /// following of its points into the frame: run side by side on the machine's cores. They
     /// share nothing but the frame's derived copies (each made once, under a lock), so the

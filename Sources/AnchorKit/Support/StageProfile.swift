@@ -21,6 +21,9 @@ public struct StageProfile: Sendable {
         case markerCorners
         /// Of markers: the ideal marker aligned to the image (detections, and markers followed).
         case markerTemplates
+        /// Full-frame marker passes run ahead on another core for frames decoded ahead
+        /// (``Session/anticipate(_:)``): time the markers stage did not wait for.
+        case markerPassesAhead
         /// Reference-image detection, following and pose.
         case images
         /// Of image targets: the flow pyramid, the points followed into it and their homography.
@@ -52,6 +55,7 @@ public struct StageProfile: Sendable {
             case .markerCandidates: return "  of which candidates"
             case .markerCorners: return "  of which corners and edges"
             case .markerTemplates: return "  of which template alignment"
+            case .markerPassesAhead: return "marker passes ahead (2nd core)"
             case .images: return "image targets"
             case .imageFlow: return "  of which flow"
             case .imageAlignment: return "  of which alignment"
