@@ -87,7 +87,7 @@ for (mode, size, kind), (rate, stages) in results.items():
 print()
 print("Stages of our runs (the last run's profile): ms a frame (frames/s the stage alone would allow)")
 # Stages in the pipeline's order (the profile's), each parent followed by its parts.
-order = ["decode (its own threads)", "waiting for frames", "markers", "image targets", "world tracking", "planes", "writing"]
+order = ["decode (its own threads)", "waiting for frames", "markers", "marker passes ahead (2nd core)", "image targets", "world tracking", "planes", "writing"]
 names = []
 for top in order:
     for (mode, size, kind), (_, stages) in results.items():
