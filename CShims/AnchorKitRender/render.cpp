@@ -660,13 +660,18 @@ ak_status ak_renderer_finish(ak_renderer *renderer, const ak_finish_params *para
             return fail(AK_ERR_ARGUMENT, fn, "vignetting must be in [0, 1], got %g", p.vignetting);
         if (p.jpeg_quality < 0 || p.jpeg_quality > 100)
             return fail(AK_ERR_ARGUMENT, fn, "jpeg_quality must be in 0...100, got %d", p.jpeg_quality);
+        const bool untinted = p.tint[0] == 0 && p.tint[1] == 0 && p.tint[2] == 0;
+        for (double t : p.tint)
+            if (!std::isfinite(t) || t < 0 || (!untinted && t == 0))
+                return fail(AK_ERR_ARGUMENT, fn, "tint must be three positive finite factors (or all 0: none)");
 
         ak_renderer &r = *renderer;
         const int ch = r.channels;
         const cv::Size size(r.width, r.height);
         if (!r.background_image.empty()) {
             // Over a picture: the picture, changed only where layers were drawn.
-            if (p.gain != 1 || p.bias != 0 || p.noise_sigma != 0 || p.shot_noise != 0 || p.vignetting != 0 || p.jpeg_quality != 0)
+            if (p.gain != 1 || p.bias != 0 || p.noise_sigma != 0 || p.shot_noise != 0 || p.vignetting != 0 || p.jpeg_quality != 0 ||
+                !untinted)
                 return fail(AK_ERR_ARGUMENT, fn, "a frame begun over a picture takes no lighting, noise or JPEG effects");
             cv::Mat frame = r.background_image.clone();
             if (!r.accum_dirty.empty()) {
@@ -708,6 +713,9 @@ ak_status ak_renderer_finish(ak_renderer *renderer, const ak_finish_params *para
             rng.fill(r.noise, cv::RNG::NORMAL, 0.0, 1.0);
         }
         const float gain = static_cast<float>(p.gain), bias = static_cast<float>(p.bias);
+        float gains[4] = {gain, gain, gain, gain};
+        if (!untinted && ch >= 3)
+            for (int c = 0; c < 3; ++c) gains[c] = static_cast<float>(p.gain * p.tint[c]);
         const float shot2 = static_cast<float>(p.shot_noise * p.shot_noise);
         const float read2 = static_cast<float>(p.noise_sigma * p.noise_sigma);
         for (int y = 0; y < r.height; ++y) {
@@ -718,7 +726,7 @@ ak_status ak_renderer_finish(ak_renderer *renderer, const ak_finish_params *para
                 const float light = vg ? vg[x] : 1.0f;
                 for (int c = 0; c < ch; ++c) {
                     const int i = x * ch + c;
-                    float s = gain * (v[i] * light) + bias;
+                    float s = gains[c] * (v[i] * light) + bias;
                     // Shot and read noise are independent Gaussians: one draw with the summed variance.
                     if (n) s += n[i] * std::sqrt(shot2 * std::max(s, 0.0f) + read2);
                     v[i] = s;

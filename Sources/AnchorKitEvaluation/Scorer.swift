@@ -97,7 +97,8 @@ public struct Scorer {
             translationErrorCentimetres: Summary(translationErrors),
             translationErrorPercent: Summary(relativeTranslationErrors), jitterRMS: jitterRMS,
             world: TrajectoryScorer().score(reported: reported, truth: truth),
-            planes: PlaneScorer(camera: camera).score(reported: reported, truth: truth))
+            planes: PlaneScorer(camera: camera).score(reported: reported, truth: truth),
+            light: LightScorer().score(reported: reported, truth: truth))
     }
 
     /// Corner error: sqrt(mean over the 4 corners of the squared pixel distance); infinite
@@ -151,6 +152,9 @@ public struct Score: Codable, Sendable {
     /// Plane metrics (normal and offset errors, extent, false planes), when the ground truth
     /// has planes and the stream reports any.
     public var planes: PlaneScore?
+    /// Light-estimate metrics, when the ground truth has the light (rendered sequences) and the
+    /// stream estimates it.
+    public var light: LightScore?
 
     /// The success rate at `threshold` pixels.
     public func successRate(at threshold: Double) -> Double? {
@@ -177,6 +181,7 @@ public struct Score: Codable, Sendable {
         row("jitter RMS (px)", f(jitterRMS, 3))
         for (name, value) in world?.rows ?? [] { row(name, value) }
         for (name, value) in planes?.rows ?? [] { row(name, value) }
+        for (name, value) in light?.rows ?? [] { row(name, value) }
         let width = rows.map(\.0.count).max()! + 2
         return rows.map { $0.0.padding(toLength: width, withPad: " ", startingAt: 0) + $0.1 }.joined(separator: "\n")
     }

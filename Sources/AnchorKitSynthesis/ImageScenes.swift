@@ -6,7 +6,7 @@ import AnchorKit
 public enum ImageScenes {
     /// Names of the scenes ``scene(named:frameCount:)`` builds.
     public static let names = ["images-approach", "images-rotation", "images-blur-light", "images-occlusion",
-                               "images-multi", "images-still", "images-far-approach", "images-shake", "images-table"]
+                               "images-multi", "images-still", "images-far-approach", "images-shake", "images-table", "images-light"]
 
     /// Builds the named scene; `frameCount` overrides its default length.
     public static func scene(named name: String, frameCount: Int? = nil, width: Int = 640, height: Int = 480) throws -> SyntheticScene {
@@ -21,6 +21,7 @@ public enum ImageScenes {
         case "images-far-approach": return try farApproach(camera, frameCount ?? 180)
         case "images-shake": return try shake(camera, frameCount ?? 150)
         case "images-table": return try table(camera, frameCount ?? 180)
+        case "images-light": return try light(camera, frameCount ?? 150)
         default: throw ReferenceImageError("unknown scene \"\(name)\" (known: \(names.joined(separator: ", ")))")
         }
     }
@@ -85,6 +86,21 @@ public enum ImageScenes {
         scene.instantsPerExposure = 9
         scene.lighting = { t in 0.35 * pow(1.8 / 0.35, t / duration) }
         scene.sensor.readNoise = 3
+        return scene
+    }
+
+    /// A slow look along a wall of posters while the light changes as it does indoors: dimmed to
+    /// 0.45 and raised to 1.5 (factors on pixel values), warm (2700 K, a tungsten bulb) to
+    /// overcast (9000 K) and back: the truth of the light estimate.
+    static func light(_ camera: CameraIntrinsics, _ n: Int) throws -> SyntheticScene {
+        let posters = [try poster("graf1.png", name: "graffiti", width: 0.5, centre: SIMD3(-0.35, 1.4, 0)),
+                       try poster("building.jpg", name: "building", width: 0.45, centre: SIMD3(0.35, 1.45, 0))]
+        let duration = Double(n) / 30
+        let path = CameraPath(seed: 54, eye: { t in SIMD3(0.3 * sin(0.9 * t), 1.4 + 0.04 * sin(1.3 * t), 1.4) },
+                              lookAt: { t in SIMD3(0.25 * sin(0.9 * t + 0.3), 1.4, 0) })
+        var scene = make("images-light", camera, n, planes: [try wall()] + posters, path: path, exposure: 1.0 / 60, seed: 54)
+        scene.lighting = { t in 0.45 + 1.05 * (0.5 - 0.5 * cos(2 * .pi * t / duration)) }
+        scene.illuminant = { t in 2700 * pow(9000.0 / 2700, 0.5 - 0.5 * cos(2 * .pi * 1.5 * t / duration)) }
         return scene
     }
 

@@ -105,12 +105,14 @@ public struct SequenceSynthesizer {
             }
             var finish = scene.sensor
             finish.gain = scene.lighting(t) * scene.sensor.gain
+            finish.tint = scene.tint(at: t)
             finish.seed = scene.seed &* 1_000_003 &+ UInt64(i)
             let image = try renderer.render(instants: instants, background: scene.background, finish: finish)
             if storage != .video { try image.write(to: folder + String(format: "/frames/%06d.png", i)) }
             try video?.write(image)
 
-            let update = groundTruth(scene, frame: i, time: t, gtWorldFromScene: gtWorldFromScene)
+            var update = groundTruth(scene, frame: i, time: t, gtWorldFromScene: gtWorldFromScene)
+            update.lightEstimate = scene.light(at: t)
             try truth.write(update)
             let g = update.camera.transform.rotation.transposed * SIMD3(0, -Self.gravity, 0)
             var line = try encoder.encode(GravityLine(frame: i, gravity: [g.x, g.y, g.z]))

@@ -1,3 +1,4 @@
+import Foundation
 import AnchorKit
 import AnchorKitRendering
 /// Everything needed to render a synthetic recorded sequence with exact ground truth.
@@ -20,8 +21,11 @@ public struct SyntheticScene {
     public var exposure: (Double) -> Double = { _ in 1.0 / 120 }
     /// Instants averaged per exposure.
     public var instantsPerExposure = 5
-    /// Global brightness at time t (scene lighting).
+    /// Global brightness at time t (scene lighting), a factor on pixel values.
     public var lighting: (Double) -> Double = { _ in 1 }
+    /// The light's colour temperature at time t, kelvin, for a camera balanced for daylight
+    /// (6504 K: no cast); nil: daylight throughout.
+    public var illuminant: ((Double) -> Double)?
     /// Sensor noise and vignetting (gain and seed are set per frame).
     public var sensor = SceneRenderer.Finish()
     /// Gray level where no plane is seen.
@@ -39,6 +43,27 @@ public struct SyntheticScene {
 }
 
 extension SyntheticScene {
+    /// The daylight a camera balanced for it shows without a cast, kelvin.
+    public static let daylightKelvin = 6504.0
+    /// Display gamma: factors on linear light are factors to this power on pixel values.
+    static let gamma = 2.2
+
+    /// The frame's colour cast at time `t` on pixel values (R, G, B): the light's linear colour
+    /// against daylight's, at equal luminance, through the display gamma.
+    func tint(at t: Double) -> SIMD3<Double> {
+        guard let kelvin = illuminant?(t) else { return SIMD3(1, 1, 1) }
+        let cast = LightEstimate.planckianRGB(kelvin: kelvin) / LightEstimate.planckianRGB(kelvin: Self.daylightKelvin)
+        let linear = cast / dot(LightEstimate.luminanceWeights, cast)
+        return SIMD3(pow(linear.x, 1 / Self.gamma), pow(linear.y, 1 / Self.gamma), pow(linear.z, 1 / Self.gamma))
+    }
+
+    /// The true light of the frame at time `t`: intensity 1000 at the scene's base lighting, times the
+    /// light reaching the sensor (``lighting`` and the sensor's gain, factors on pixel values, hence
+    /// the gamma), and the illuminant's temperature.
+    func light(at t: Double) -> LightEstimate {
+        LightEstimate(ambientIntensity: 1000 * pow(lighting(t) * sensor.gain, Self.gamma),
+                      ambientColorTemperature: illuminant?(t) ?? Self.daylightKelvin)
+    }
     /// Every plane of the scene: `planes`, then each box's faces and decals. Ground truth lists
     /// targets and surfaces in this order; ``paintOrder(eye:)`` indexes it.
     public var allPlanes: [ScenePlane] {

@@ -35,6 +35,9 @@ struct RenderCommand: ParsableCommand {
     @Flag(help: "Also draw each anchor's axes, corners and id, plane polygons, and the tracking state.")
     var debug = false
 
+    @Flag(help: "Light overlays as the scene is lit: dimmed or brightened with each frame's light estimate (ambient intensity / 1000).")
+    var matchLight = false
+
     @Option(help: "Render only frame N (tracking runs up to it) and write it as one picture (-o still.png).")
     var still: Int?
 
@@ -95,7 +98,8 @@ struct RenderCommand: ParsableCommand {
                 let instances = scene.instances(for: update, featurePoints: session?.featurePoints ?? [])
                 lastFrame = frame.index
                 if still == nil || still == frame.index {
-                    var picture = try compositor.composite(instances, of: scene, over: frame.image, camera: update.camera)
+                    var picture = try compositor.composite(instances, of: scene, over: frame.image, camera: update.camera,
+                                                           light: matchLight ? update.lightEstimate : nil)
                     if debug { picture = try DebugView.draw(update, over: picture) }
                     try sink.write(picture)
                     if !instances.isEmpty { drawn += 1 }

@@ -50,6 +50,8 @@ typedef struct {
     double vignetting;          /* 0 = none; corner brightness = 1 - vignetting */
     uint64_t seed;              /* noise seed: the same seed gives the same frame */
     int jpeg_quality;           /* 0 = none; else re-encode with this JPEG quality (artefacts) */
+    double tint[3];             /* colour cast: B, G, R multiplied by these with the gain (gray
+                                 * images: none); all 0 (zero-initialised) = no cast */
 } ak_finish_params;
 
 ak_status ak_renderer_create(int width, int height, int channels, int supersampling, ak_renderer **out);

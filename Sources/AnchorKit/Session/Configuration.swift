@@ -25,6 +25,10 @@ public struct Configuration: Sendable {
     /// lists only what it saw. Not with world tracking.
     public var independentFrames = false
 
+    /// Whether each update carries a ``LightEstimate`` (ARConfiguration.isLightEstimationEnabled;
+    /// well under 0.1 ms a frame).
+    public var estimatesLight = true
+
     /// Which planes to detect (needs visual odometry: planes are found in its map). Empty: none.
     public var planeDetection: PlaneDetection = []
     /// How planes are found.

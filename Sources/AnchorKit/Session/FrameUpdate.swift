@@ -14,6 +14,9 @@ public struct FrameUpdate: Sendable {
     public var events: AnchorEvents
     /// Still photos: the photo's file (an optional `"image"` key of the stream line).
     public var imageFile: String?
+    /// The scene's light in this frame (ARFrame.lightEstimate; the stream's optional
+    /// `camera.ambientIntensity` and `camera.ambientColorTemperature`); nil when not estimated.
+    public var lightEstimate: LightEstimate?
 
     public init(frame: Int, time: Double, camera: CameraState, anchors: [Anchor], events: AnchorEvents = AnchorEvents()) {
         self.frame = frame; self.time = time; self.camera = camera; self.anchors = anchors; self.events = events
@@ -47,7 +50,7 @@ extension CodingUserInfoKey {
 
 extension FrameUpdate: Codable {
     enum CodingKeys: String, CodingKey { case frame, time, image, camera, anchors }
-    enum CameraKeys: String, CodingKey { case transform, tracking, reason, scale }
+    enum CameraKeys: String, CodingKey { case transform, tracking, reason, scale, ambientIntensity, ambientColorTemperature }
 
     public init(from decoder: Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
@@ -73,6 +76,10 @@ extension FrameUpdate: Codable {
         }
         camera = CameraState(transform: transform, trackingState: state, intrinsics: intrinsics,
                              scale: try cam.decodeIfPresent(WorldScale.self, forKey: .scale))
+        if let intensity = try cam.decodeIfPresent(Double.self, forKey: .ambientIntensity) {
+            lightEstimate = LightEstimate(ambientIntensity: intensity,
+                                          ambientColorTemperature: try cam.decodeIfPresent(Double.self, forKey: .ambientColorTemperature))
+        }
         anchors = try c.decode([Anchor].self, forKey: .anchors)
         events = AnchorEvents()
     }
@@ -87,6 +94,11 @@ extension FrameUpdate: Codable {
         try cam.encode(camera.trackingState.name, forKey: .tracking)
         try cam.encodeIfPresent(camera.trackingState.reason, forKey: .reason)
         try cam.encodeIfPresent(camera.scale, forKey: .scale)
+        if let light = lightEstimate {
+            // A tenth of a lumen and a kelvin: finer than any estimate, and short lines.
+            try cam.encode((light.ambientIntensity * 10).rounded() / 10, forKey: .ambientIntensity)
+            try cam.encodeIfPresent(light.ambientColorTemperature?.rounded(), forKey: .ambientColorTemperature)
+        }
         try c.encode(anchors, forKey: .anchors)
     }
 }

@@ -149,8 +149,10 @@ public final class Session {
         events.removed += planeEvents.removed
         for tracked in trackedRaycasts { tracked.update(raycast(tracked.query)) }
         trackedRaycasts.removeAll { !$0.isTracking }
-        return FrameUpdate(frame: frame.index, time: frame.time, camera: camera, anchors: anchors + (planes?.anchors ?? []),
-                           events: events)
+        var update = FrameUpdate(frame: frame.index, time: frame.time, camera: camera, anchors: anchors + (planes?.anchors ?? []),
+                                 events: events)
+        if configuration.estimatesLight { update.lightEstimate = try LightEstimate(of: frame.image) }
+        return update
     }
 
     /// How many frames ahead of the one being processed ``anticipate(_:)`` is worth calling

@@ -1,3 +1,4 @@
+import Foundation
 import AnchorKit
 /// Paints overlays into video frames: each content quad is projected with the frame's camera
 /// and composited perspective-correctly (the texture filtered for its on-screen size, edges
@@ -10,6 +11,8 @@ public final class OverlayCompositor {
     /// Content closer to the camera than this (metres along the viewing axis) is cut away:
     /// content that reaches behind the camera is drawn only in front of it.
     public var nearDistance = 0.01
+    /// The factors on content's light that a light estimate may set (``composite(_:of:over:camera:light:)``).
+    public static let lightRange = 0.25...2.0
 
     private var renderer: SceneRenderer?
     private var textures: [Int: Image] = [:]
@@ -18,8 +21,13 @@ public final class OverlayCompositor {
 
     /// `image` with the overlays of `instances` (from `scene`) painted over it, seen by `camera`
     /// (whose intrinsics must be of the image's size). Returns `image` itself when nothing shows.
-    public func composite(_ instances: [OverlayInstance], of scene: OverlayScene, over image: Image, camera: CameraState) throws -> Image {
+    /// With `light`, content is lit as the scene is: its linear light times the estimate's
+    /// intensity / 1000 (within ``lightRange``), so that content in a dim room is drawn dim.
+    public func composite(_ instances: [OverlayInstance], of scene: OverlayScene, over image: Image, camera: CameraState,
+                          light: LightEstimate? = nil) throws -> Image {
         guard !instances.isEmpty else { return image }
+        // A factor on linear light is that factor to 1 / 2.2 on 8-bit values.
+        let gain = light.map { pow(min(Self.lightRange.upperBound, max(Self.lightRange.lowerBound, $0.ambientIntensity / 1000)), 1 / 2.2) } ?? 1
         let intrinsics = camera.intrinsics
         var layers: [SceneRenderer.Layer] = []
         for instance in instances {
@@ -28,7 +36,7 @@ public final class OverlayCompositor {
             let quad = PictureQuad(size: instance.size, pixels: SIMD2(texture.width, texture.height))
             guard let projection = quad.projection(cameraFromQuad: camera.cameraFrom(instance.worldFromContent),
                                                    camera: intrinsics, near: nearDistance) else { continue }
-            layers.append(SceneRenderer.Layer(texture: texture, homography: projection.homography, gain: 1,
+            layers.append(SceneRenderer.Layer(texture: texture, homography: projection.homography, gain: gain,
                                               polygon: projection.polygon, opacity: overlay.opacity))
         }
         guard !layers.isEmpty else { return image }

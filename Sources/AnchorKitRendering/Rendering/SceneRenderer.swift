@@ -38,6 +38,8 @@ public final class SceneRenderer {
         public var readNoise = 2.0, shotNoise = 0.3, vignetting = 0.2
         public var seed: UInt64 = 0
         public var jpegQuality = 0
+        /// A colour cast: R, G, B multiplied by these with the gain (gray frames: none).
+        public var tint = SIMD3<Double>(1, 1, 1)
         public init() {}
     }
 
@@ -60,7 +62,7 @@ public final class SceneRenderer {
         try add(instants)
         var p = ak_finish_params(gain: finish.gain, bias: finish.bias, noise_sigma: finish.readNoise,
                                  shot_noise: finish.shotNoise, vignetting: finish.vignetting, seed: finish.seed,
-                                 jpeg_quality: Int32(finish.jpegQuality))
+                                 jpeg_quality: Int32(finish.jpegQuality), tint: (finish.tint.z, finish.tint.y, finish.tint.x))
         return try Image.make("render") { ak_renderer_finish(handle, &p, $0) }
     }
 
@@ -70,7 +72,7 @@ public final class SceneRenderer {
     public func composite(_ layers: [Layer], over picture: Image) throws -> Image {
         try NativeError.check(ak_renderer_begin_image(handle, picture.handle), "composite")
         try add([layers])
-        var p = ak_finish_params(gain: 1, bias: 0, noise_sigma: 0, shot_noise: 0, vignetting: 0, seed: 0, jpeg_quality: 0)
+        var p = ak_finish_params(gain: 1, bias: 0, noise_sigma: 0, shot_noise: 0, vignetting: 0, seed: 0, jpeg_quality: 0, tint: (0, 0, 0))
         return try Image.make("composite") { ak_renderer_finish(handle, &p, $0) }
     }
 
