@@ -51,36 +51,75 @@ public struct PlaneScorer {
 
     /// The plane metrics of `reported` against `truth`. Nil when the ground truth has no plane
     /// anchors or the stream lists none (a run without plane detection has nothing to score).
-    public func score(reported: [FrameUpdate], truth: [FrameUpdate]) -> PlaneScore? {
-        guard truth.contains(where: { $0.anchors.contains { $0.kind == .plane } }),
-              reported.contains(where: { $0.anchors.contains { $0.kind == .plane } }) else { return nil }
-        let sortedTruth = truth.sorted { $0.frame < $1.frame }
-        let truthByFrame = Dictionary(truth.map { ($0.frame, $0) }, uniquingKeysWith: { a, _ in a })
-
-        // The true planes that are expected somewhere, in order of first expectation.
+    /// What scoring a stream's planes starts from: the true planes expected somewhere, the unit
+    /// of each line, and the lines that can be scored.
+    private struct Context {
+        let sortedTruth: [FrameUpdate]
+        let truthByFrame: [Int: FrameUpdate]
+        /// The true planes that are expected somewhere, in order of first expectation.
         var expectedIDs: [String] = []
         var firstExpected: [String: FrameUpdate] = [:], expectedFrames: [String: Int] = [:]
         var alignment: [String: PlaneAlignment] = [:]
-        for line in sortedTruth {
-            for a in line.anchors where a.kind == .plane && isExpected(a) {
-                if firstExpected[a.identifier] == nil {
-                    expectedIDs.append(a.identifier)
-                    firstExpected[a.identifier] = line
-                    alignment[a.identifier] = a.alignment
+        let arbitraryScale: Double?
+        /// With a world, a plane not seen in this frame keeps a valid world pose, so it still says
+        /// where the plane is; without one (identity cameras) its pose is a stale camera pose.
+        let hasWorld: Bool
+        /// The stream's lines that have a truth, and of those the ones that can be scored.
+        let ordered: [FrameUpdate], scored: [FrameUpdate]
+
+        init?(_ scorer: PlaneScorer, reported: [FrameUpdate], truth: [FrameUpdate]) {
+            guard truth.contains(where: { $0.anchors.contains { $0.kind == .plane } }),
+                  reported.contains(where: { $0.anchors.contains { $0.kind == .plane } }) else { return nil }
+            sortedTruth = truth.sorted { $0.frame < $1.frame }
+            let truthByFrame = Dictionary(truth.map { ($0.frame, $0) }, uniquingKeysWith: { a, _ in a })
+            self.truthByFrame = truthByFrame
+            for line in sortedTruth {
+                for a in line.anchors where a.kind == .plane && scorer.isExpected(a) {
+                    if firstExpected[a.identifier] == nil {
+                        expectedIDs.append(a.identifier)
+                        firstExpected[a.identifier] = line
+                        alignment[a.identifier] = a.alignment
+                    }
+                    expectedFrames[a.identifier, default: 0] += 1
                 }
-                expectedFrames[a.identifier, default: 0] += 1
             }
+            let arbitraryScale = PlaneScorer.arbitraryScale(reported: reported, truthByFrame: truthByFrame)
+            self.arbitraryScale = arbitraryScale
+            hasWorld = reported.contains { $0.camera.transform != .identity }
+            ordered = reported.sorted { $0.frame < $1.frame }.filter { truthByFrame[$0.frame] != nil }
+            scored = ordered.filter { $0.camera.scale != .arbitrary || arbitraryScale != nil }
         }
 
-        // Metres per stream unit, per line; nil for frames that cannot be scored.
-        let arbitraryScale = Self.arbitraryScale(reported: reported, truthByFrame: truthByFrame)
+        /// Metres per stream unit of `line`; nil for frames that cannot be scored.
         func unit(_ line: FrameUpdate) -> Double? { line.camera.scale == .arbitrary ? arbitraryScale : 1 }
-        // With a world, a plane not seen in this frame keeps a valid world pose, so it still says
-        // where the plane is; without one (identity cameras) its pose is a stale camera pose.
-        let hasWorld = reported.contains { $0.camera.transform != .identity }
+    }
 
-        let ordered = reported.sorted { $0.frame < $1.frame }.filter { truthByFrame[$0.frame] != nil }
-        let scored = ordered.filter { unit($0) != nil }
+    /// Each expected true plane's coverage (the share of its area seen so far that the matching
+    /// reported planes cover, as in ``score(reported:truth:)`` at the end) at every `step`-th
+    /// scored frame and the last: planes' coverage over time. Empty when there is nothing to score.
+    public func coverageOverTime(reported: [FrameUpdate], truth: [FrameUpdate], step: Int = 10) -> [(frame: Int, time: Double, coverage: [String: Double])] {
+        guard let c = Context(self, reported: reported, truth: truth), !c.scored.isEmpty else { return [] }
+        var ends = Swift.stride(from: 0, to: c.scored.count, by: max(1, step)).map { c.scored[$0] }
+        if ends.last?.frame != c.scored.last!.frame { ends.append(c.scored.last!) }
+        return ends.map { end in
+            let truthSoFar = c.sortedTruth.filter { $0.frame <= end.frame }
+            var coverage: [String: Double] = [:]
+            for id in c.expectedIDs where c.firstExpected[id]!.frame <= end.frame {
+                if let extent = extentAtEnd(of: id, end: end, metresPerUnit: c.unit(end)!, hasWorld: c.hasWorld, truth: truthSoFar),
+                   extent.seen > 0 {
+                    coverage[id] = extent.covered / extent.seen
+                }
+            }
+            return (end.frame, c.truthByFrame[end.frame]!.time, coverage)
+        }
+    }
+
+    public func score(reported: [FrameUpdate], truth: [FrameUpdate]) -> PlaneScore? {
+        guard let context = Context(self, reported: reported, truth: truth) else { return nil }
+        let (sortedTruth, truthByFrame, expectedIDs, firstExpected, expectedFrames, alignment) =
+            (context.sortedTruth, context.truthByFrame, context.expectedIDs, context.firstExpected, context.expectedFrames, context.alignment)
+        let (arbitraryScale, hasWorld, ordered, scored) = (context.arbitraryScale, context.hasWorld, context.ordered, context.scored)
+        func unit(_ line: FrameUpdate) -> Double? { context.unit(line) }
         var records: [String: [Record]] = [:]
         var trackedIDs: [String] = [], matchedIDs = Set<String>(), trackedPerLine: [[String]] = []
         for line in scored {

@@ -27,6 +27,7 @@ public struct Scorer {
         // The reported identifier each true target was last correctly matched to.
         var lastMatch: [String: String] = [:]
         var identitySwitches = 0
+        var observations: [ObservationError] = []
 
         for gtFrame in truth {
             let out = reportedByFrame[gtFrame.frame]
@@ -44,6 +45,7 @@ public struct Scorer {
                 guard gt.isTracked, (gt.visible ?? 1) >= 0.5 else { continue }
                 guard let out, let pair = reportOf[t] else {
                     cornerErrors.append(.infinity)
+                    observations.append(ObservationError(frame: gtFrame.frame, anchor: gt.identifier))
                     continue
                 }
                 let r = reports[pair.reported]
@@ -57,6 +59,8 @@ public struct Scorer {
                 let dt = length(rPose.translation - gtPose.translation)
                 translationErrors.append(dt * 100)
                 relativeTranslationErrors.append(100 * dt / max(length(gtPose.translation), 1e-9))
+                observations.append(ObservationError(frame: gtFrame.frame, anchor: gt.identifier, reported: r.identifier, cornerError: e,
+                                                     rotationDegrees: rotationErrors.last, translationCentimetres: dt * 100))
                 if let rc = rCorners, let gc = gtCorners { current[gt.identifier] = (gc, rc) }
             }
             // Reported anchors whose target is not expected here.
@@ -98,7 +102,7 @@ public struct Scorer {
             translationErrorPercent: Summary(relativeTranslationErrors), jitterRMS: jitterRMS,
             world: TrajectoryScorer().score(reported: reported, truth: truth),
             planes: PlaneScorer(camera: camera).score(reported: reported, truth: truth),
-            light: LightScorer().score(reported: reported, truth: truth))
+            light: LightScorer().score(reported: reported, truth: truth), observations: observations)
     }
 
     /// Corner error: sqrt(mean over the 4 corners of the squared pixel distance); infinite
@@ -155,6 +159,9 @@ public struct Score: Codable, Sendable {
     /// Light-estimate metrics, when the ground truth has the light (rendered sequences) and the
     /// stream estimates it.
     public var light: LightScore?
+    /// Every expected observation's errors, in frame order (`anchorkit score --per-frame`); nil
+    /// when not kept.
+    public var observations: [ObservationError]?
 
     /// The success rate at `threshold` pixels.
     public func successRate(at threshold: Double) -> Double? {
@@ -172,17 +179,55 @@ public struct Score: Codable, Sendable {
         for (t, r) in zip(successThresholds, successRates) { row("success @ \(Int(t)) px", f(100 * r, 1) + " %") }
         row("false positives", "\(falsePositives)")
         row("identity switches", "\(identitySwitches)")
-        row("corner error median / p90 (px)", "\(f(cornerError?.median)) / \(f(cornerError?.p90))")
+        row("corner error median / p90 / max (px)", "\(f(cornerError?.median)) / \(f(cornerError?.p90)) / \(f(cornerError?.max))")
         row("rotation error median (deg)", f(rotationErrorDegrees?.median, 3))
         row("rotation error p90 (deg)", f(rotationErrorDegrees?.p90, 3))
+        row("rotation error max (deg)", f(rotationErrorDegrees?.max, 3))
         row("translation error median (cm)", f(translationErrorCentimetres?.median, 3))
         row("translation error median (%)", f(translationErrorPercent?.median, 3))
         row("translation error p90 (%)", f(translationErrorPercent?.p90, 3))
+        row("translation error max (%)", f(translationErrorPercent?.max, 3))
         row("jitter RMS (px)", f(jitterRMS, 3))
         for (name, value) in world?.rows ?? [] { row(name, value) }
         for (name, value) in planes?.rows ?? [] { row(name, value) }
         for (name, value) in light?.rows ?? [] { row(name, value) }
         let width = rows.map(\.0.count).max()! + 2
         return rows.map { $0.0.padding(toLength: width, withPad: " ", startingAt: 0) + $0.1 }.joined(separator: "\n")
+    }
+}
+
+/// One expected observation (a target the truth has in view in a frame) and how it was reported.
+public struct ObservationError: Codable, Sendable, Equatable {
+    /// The frame index.
+    public var frame: Int
+    /// The true target's identifier.
+    public var anchor: String
+    /// The reported anchor matched to it; nil when it was missed.
+    public var reported: String?
+    /// Corner error (RMS over the 4 corners), pixels; nil when missed (or reported without corners).
+    public var cornerError: Double?
+    /// The pose error relative to the camera: rotation in degrees, translation in centimetres.
+    public var rotationDegrees: Double?
+    public var translationCentimetres: Double?
+
+    public init(frame: Int, anchor: String, reported: String? = nil, cornerError: Double? = nil,
+                rotationDegrees: Double? = nil, translationCentimetres: Double? = nil) {
+        self.frame = frame; self.anchor = anchor; self.reported = reported
+        self.cornerError = cornerError.flatMap { $0.isFinite ? $0 : nil }
+        self.rotationDegrees = rotationDegrees; self.translationCentimetres = translationCentimetres
+    }
+
+    /// A line of the per-frame table (``Score/observationTable``).
+    var row: String {
+        func f(_ x: Double?, _ digits: Int) -> String { x.map { String(format: "%.\(digits)f", $0) } ?? "-" }
+        return [String(frame), anchor, reported ?? "missed", f(cornerError, 2), f(rotationDegrees, 3), f(translationCentimetres, 2)]
+            .joined(separator: "\t")
+    }
+}
+
+extension Score {
+    /// The per-observation errors as a tab-separated table with a header, in frame order; nil when not kept.
+    public var observationTable: String? {
+        observations.map { (["frame\tanchor\treported\tcorner_px\trotation_deg\ttranslation_cm"] + $0.map(\.row)).joined(separator: "\n") }
     }
 }

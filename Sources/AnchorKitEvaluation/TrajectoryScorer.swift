@@ -21,29 +21,58 @@ public struct TrajectoryScorer {
 
     /// The trajectory metrics of `reported` against `truth` (frames matched by index). Nil when
     /// the stream has no world tracking (no line states a scale) or fewer than 3 posed frames.
-    public func score(reported: [FrameUpdate], truth: [FrameUpdate]) -> TrajectoryScore? {
-        guard reported.contains(where: { $0.camera.scale != nil }) else { return nil }
-        let truthByFrame = Dictionary(truth.map { ($0.frame, $0) }, uniquingKeysWith: { a, _ in a })
-        let ordered = reported.sorted { $0.frame < $1.frame }
-        // Metric frames are scored rigidly; if there are none, all posed frames with a similarity.
-        // Before the first `normal` frame there is no map, whatever the reason given.
-        let start = ordered.firstIndex { $0.camera.trackingState == .normal } ?? ordered.endIndex
-        let posed = ordered[start...].filter { Self.hasPose($0.camera) && truthByFrame[$0.frame] != nil }
-        let metric = posed.filter { $0.camera.scale == .metric }
-        let arbitrary = posed.filter { $0.camera.scale != .metric }
-        // Frames before the world became metric are in another unit: scored on their own.
-        func ate(_ lines: [FrameUpdate], withScale: Bool) -> (rms: Double, fit: SimilarityAlignment)? {
+    /// The frames a stream's trajectory is scored on and their alignment to the truth.
+    private struct Fitted {
+        let truthByFrame: [Int: FrameUpdate]
+        let ordered: [FrameUpdate], metric: [FrameUpdate], arbitrary: [FrameUpdate]
+        /// The frames the ATE is over (the metric ones when there are 3 or more) and their fit.
+        let scored: [FrameUpdate]
+        let rms: Double, fit: SimilarityAlignment
+
+        init?(reported: [FrameUpdate], truth: [FrameUpdate]) {
+            guard reported.contains(where: { $0.camera.scale != nil }) else { return nil }
+            let truthByFrame = Dictionary(truth.map { ($0.frame, $0) }, uniquingKeysWith: { a, _ in a })
+            let ordered = reported.sorted { $0.frame < $1.frame }
+            // Metric frames are scored rigidly; if there are none, all posed frames with a similarity.
+            // Before the first `normal` frame there is no map, whatever the reason given.
+            let start = ordered.firstIndex { $0.camera.trackingState == .normal } ?? ordered.endIndex
+            let posed = ordered[start...].filter { TrajectoryScorer.hasPose($0.camera) && truthByFrame[$0.frame] != nil }
+            self.truthByFrame = truthByFrame
+            self.ordered = ordered
+            metric = posed.filter { $0.camera.scale == .metric }
+            arbitrary = posed.filter { $0.camera.scale != .metric }
+            scored = metric.count >= 3 ? metric : arbitrary
+            guard let (rms, fit) = Self.ate(scored, truthByFrame, withScale: metric.count < 3) else { return nil }
+            self.rms = rms
+            self.fit = fit
+        }
+
+        /// The RMS position error of `lines` after the best rigid (or similarity) alignment, and the alignment.
+        static func ate(_ lines: [FrameUpdate], _ truthByFrame: [Int: FrameUpdate], withScale: Bool) -> (rms: Double, fit: SimilarityAlignment)? {
             let estimate = lines.map(\.camera.transform.translation)
             let actual = lines.map { truthByFrame[$0.frame]!.camera.transform.translation }
             guard let fit = SimilarityAlignment.fit(source: estimate, target: actual, withScale: withScale) else { return nil }
             let squares = zip(estimate, actual).map { dot(fit.apply(to: $0) - $1, fit.apply(to: $0) - $1) }
             return ((squares.reduce(0, +) / Double(squares.count)).squareRoot(), fit)
         }
-        let main = metric.count >= 3 ? ate(metric, withScale: false) : ate(arbitrary, withScale: true)
-        guard let (rms, fit) = main else { return nil }
-        let before = metric.count >= 3 && arbitrary.count >= 3 ? ate(arbitrary, withScale: true)?.rms : nil
+    }
+
+    /// The scored frames' camera positions after the alignment ``score(reported:truth:)`` makes
+    /// (in the truth's world, metres) beside the true ones: what a trajectory plot draws. Empty
+    /// when the stream has no world tracking.
+    public func alignedPositions(reported: [FrameUpdate], truth: [FrameUpdate]) -> [(frame: Int, estimate: SIMD3<Double>, truth: SIMD3<Double>)] {
+        guard let f = Fitted(reported: reported, truth: truth) else { return [] }
+        return f.scored.map { ($0.frame, f.fit.apply(to: $0.camera.transform.translation), f.truthByFrame[$0.frame]!.camera.transform.translation) }
+    }
+
+    public func score(reported: [FrameUpdate], truth: [FrameUpdate]) -> TrajectoryScore? {
+        guard let fitted = Fitted(reported: reported, truth: truth) else { return nil }
+        let (truthByFrame, ordered, metric, arbitrary, rms, fit) =
+            (fitted.truthByFrame, fitted.ordered, fitted.metric, fitted.arbitrary, fitted.rms, fitted.fit)
+        // Frames before the world became metric are in another unit: scored on their own.
+        let before = metric.count >= 3 && arbitrary.count >= 3 ? Fitted.ate(arbitrary, truthByFrame, withScale: true)?.rms : nil
         // How far the metric unit is from metres: the scale a similarity would still apply.
-        let scaleError = metric.count >= 3 ? ate(metric, withScale: true).map { 100 * ($0.fit.scale - 1) } : nil
+        let scaleError = metric.count >= 3 ? Fitted.ate(metric, truthByFrame, withScale: true).map { 100 * ($0.fit.scale - 1) } : nil
         let sortedTruth = truth.sorted { $0.frame < $1.frame }
         let path = zip(sortedTruth, sortedTruth.dropFirst())
             .map { length($1.camera.transform.translation - $0.camera.transform.translation) }.reduce(0, +)

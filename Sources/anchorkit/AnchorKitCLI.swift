@@ -7,7 +7,11 @@ struct AnchorKitCLI: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "anchorkit",
         abstract: "Find markers, reference images and planes in recorded video, estimate their 6-DoF poses, composite overlays on them, and score them against ground truth.",
-        subcommands: [TrackCommand.self, RenderCommand.self, RaycastCommand.self, ScoreCommand.self, SynthCommand.self, CheckImageCommand.self, ReferenceDatabaseCommand.self, BatchCommand.self, BenchCommand.self])
+        version: AnchorKitCLI.version,
+        subcommands: [TrackCommand.self, RenderCommand.self, RaycastCommand.self, ScoreCommand.self, PlotCommand.self, SynthCommand.self, CheckImageCommand.self, ReferenceDatabaseCommand.self, BatchCommand.self, BenchCommand.self])
+
+    /// This tool's version (`anchorkit --version`).
+    static let version = "0.9.0"
 
     static func main() {
         // FFmpeg and OpenCV log decoding trouble to stderr on their own; the tool reports every

@@ -117,7 +117,8 @@ struct RaycastCommand: ParsableCommand {
             }
             if let truth { object["truth"] = truth }
             if let error { object["error"] = error }
-            let data = try! JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])
+            // Slashes unescaped, as in the anchor stream ("plane/1", not "plane\/1").
+            let data = try! JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])
             return String(decoding: data, as: UTF8.self)
         }
         var text = String(format: "frame %d pixel %.1f,%.1f: ", frame.frame, pixel.x, pixel.y)

@@ -18,6 +18,9 @@ struct ScoreCommand: ParsableCommand {
     @Flag(help: "Print the metrics as JSON.")
     var json = false
 
+    @Flag(help: "Also list every expected observation: frame, target, the anchor matched to it (or missed), corner, rotation and translation errors (a tab-separated table, or \"observations\" in --json).")
+    var perFrame = false
+
     func run() throws {
         try reportingErrors {
             let recorded = try RecordedSequence(folder: sequence)
@@ -25,7 +28,8 @@ struct ScoreCommand: ParsableCommand {
                 throw InputError(sequence + "/sequence.json", "names no groundTruth file")
             }
             let reported = try AnchorStreamReader.read(contentsOf: anchors, camera: recorded.description.camera)
-            let score = Scorer(camera: recorded.description.camera).score(reported: reported, truth: truth)
+            var score = Scorer(camera: recorded.description.camera).score(reported: reported, truth: truth)
+            if !perFrame { score.observations = nil }
             if json {
                 let encoder = JSONEncoder()
                 encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
@@ -33,6 +37,7 @@ struct ScoreCommand: ParsableCommand {
             } else {
                 print("sequence: \(recorded.description.name)")
                 print(score.table)
+                if let table = score.observationTable { print("\n" + table) }
             }
         }
     }

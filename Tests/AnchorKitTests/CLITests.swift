@@ -162,6 +162,41 @@ struct CLITests {
         #expect(score.successThresholds == [3, 5, 10])
     }
 
+    /// `score --per-frame` lists every expected observation (text and JSON), and `plot` draws the
+    /// corner errors over time and the camera path: SVG files with a polyline per target and path.
+    @Test func perFrameScoresAndPlots() async throws {
+        let sequence = Paths.dataset("markers-blur")
+        let r = try await Self.run(["score", "--per-frame", sequence, sequence + "/groundtruth.jsonl"])
+        #expect(r.status == 0, "stderr: \(r.stderr)")
+        let rows = r.stdout.split(separator: "\n").filter { $0.first?.isNumber == true && $0.contains("\t") }
+        #expect(rows.count == 180, "\(rows.count) observation rows")  // 90 frames, 2 markers
+        #expect(r.stdout.contains("corner error median / p90 / max (px)"))
+        let j = try await Self.run(["score", "--json", "--per-frame", sequence, sequence + "/groundtruth.jsonl"])
+        let score = try JSONDecoder().decode(Score.self, from: Data(j.stdout.utf8))
+        #expect(score.observations?.count == 180 && score.observations?.allSatisfy { $0.cornerError == 0 } == true)
+        let plain = try await Self.run(["score", "--json", sequence, sequence + "/groundtruth.jsonl"])
+        #expect(!plain.stdout.contains("observations"))
+
+        let out = TemporaryFolder("plots"), streams = TemporaryFolder("plotted")
+        let tracked = try await Self.run(["track", Paths.dataset("room-walk"), "--world", "-o", streams.file("walk.jsonl")], timeout: 300)
+        #expect(tracked.status == 0, "stderr: \(tracked.stderr)")
+        let world = try await Self.run(["plot", Paths.dataset("room-walk"), streams.file("walk.jsonl"), "-o", out.path])
+        #expect(world.status == 0, "stderr: \(world.stderr)")
+        #expect(out.contents().sorted() == ["errors.svg", "trajectory.svg"])
+        let errors = try String(contentsOfFile: out.file("errors.svg"), encoding: .utf8)
+        #expect(errors.hasPrefix("<svg") && errors.contains("image/home") && errors.contains("<polyline"))
+        let bad = try await Self.run(["plot", sequence, sequence + "/groundtruth.jsonl", "-o", out.path, "--ceiling", "0"])
+        #expect(bad.status == 1 && bad.stderr.contains("--ceiling"))
+    }
+
+    @Test func versionAndRaycastJSON() async throws {
+        let v = try await Self.run(["--version"])
+        #expect(v.status == 0 && v.stdout.trimmingCharacters(in: .whitespacesAndNewlines) == AnchorKitVersionForTests.expected)
+        let r = try await Self.run(["raycast", Paths.dataset("room-walk"), "--frame", "119", "--pixel", "320,400", "--json"], timeout: 120)
+        #expect(r.status == 0, "stderr: \(r.stderr)")
+        #expect(r.stdout.contains("\"plane/") && !r.stdout.contains("\\/"), "\(r.stdout)")
+    }
+
     @Test func scoreTheGroundTruthAgainstItself() async throws {
         let sequence = Paths.dataset("markers-blur")
         let r = try await Self.run(["score", sequence, sequence + "/groundtruth.jsonl"])
@@ -421,3 +456,6 @@ struct CLITests {
         #expect(describe(TransformError.notFinite) == TransformError.notFinite.description)
     }
 }
+
+/// The version `anchorkit --version` prints (the CLI's constant; the test binary cannot import it).
+enum AnchorKitVersionForTests { static let expected = "0.9.0" }

@@ -65,6 +65,18 @@ import Testing
         #expect(score.arbitraryScale == nil && score.unscoredFrames == 0)
     }
 
+    /// Coverage over time (`anchorkit plot`'s planes picture) ends where the score's coverage at the
+    /// end is, and the truth covers itself throughout.
+    @Test func coverageOverTimeEndsAtTheScoresCoverage() throws {
+        let (camera, truth) = try Self.roomWalk()
+        let scorer = PlaneScorer(camera: camera)
+        let score = try #require(scorer.score(reported: truth, truth: truth))
+        let samples = scorer.coverageOverTime(reported: truth, truth: truth, step: 15)
+        #expect(samples.count >= 5 && samples.last?.frame == truth.last?.frame)
+        for p in score.planes { #expect(abs((samples.last?.coverage[p.identifier] ?? -1) - (p.coverage ?? -2)) < 1e-12, "\(p.identifier)") }
+        #expect(samples.allSatisfy { $0.coverage.values.allSatisfy { $0 >= 0.99 } })
+    }
+
     @Test func shiftedTiltedHalfFloorAndAFloatingPlane() throws {
         let (camera, truth) = try Self.roomWalk()
         let scorer = PlaneScorer(camera: camera)
