@@ -8,6 +8,7 @@ struct BenchCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "bench",
         abstract: "Benchmarks on public data.",
+        discussion: "Example: anchorkit bench oxford ../shared/datasets/oxford-affine",
         subcommands: [OxfordBench.self, OverlayBench.self, MarkerPhotoBench.self])
 }
 
@@ -22,15 +23,23 @@ struct OxfordBench: ParsableCommand {
     @Argument(help: "The folder holding the sequences (graf, boat, bikes, leuven, ...).")
     var folder: String = "../shared/datasets/oxford-affine"
 
+    @Flag(help: "Print the pairs as JSON: [{sequence, pair, ours, naive}] (corner errors in px; null: not found).")
+    var json = false
+
+    /// One pair's result, as --json writes it.
+    struct Pair: Encodable { let sequence: String, pair: String, ours: Double?, naive: Double? }
+
     func run() throws {
         try reportingErrors {
             let sequences = try FileManager.default.contentsOfDirectory(atPath: folder).filter {
                 FileManager.default.fileExists(atPath: folder + "/" + $0 + "/img1.png")
             }.sorted()
             guard !sequences.isEmpty else { throw InputError(folder, "no sequence folders with img1.png") }
-            print("| sequence | pair | ours corner error (px) | naive corner error (px) |")
-            print("|---|---|---|---|")
-            var summary: [String] = []
+            if !json {
+                print("| sequence | pair | ours corner error (px) | naive corner error (px) |")
+                print("|---|---|---|---|")
+            }
+            var summary: [String] = [], pairs: [Pair] = []
             for name in sequences {
                 let dir = folder + "/" + name
                 let reference = try ReferenceImage(name: name, contentsOf: dir + "/img1.png", physicalWidth: 1)
@@ -56,12 +65,20 @@ struct OxfordBench: ParsableCommand {
                         return Scorer.cornerError(try tracker.observe(frame).first?.corners, truth)
                     }
                     ours.append(errors[0]); naive.append(errors[1])
-                    print("| \(name) | 1→\(n) | \(format(errors[0])) | \(format(errors[1])) |")
+                    pairs.append(Pair(sequence: name, pair: "1-\(n)", ours: errors[0].isFinite ? errors[0] : nil,
+                                      naive: errors[1].isFinite ? errors[1] : nil))
+                    if !json { print("| \(name) | 1→\(n) | \(format(errors[0])) | \(format(errors[1])) |") }
                 }
                 func share(_ e: [Double]) -> String { "\(e.filter { $0 < 5 }.count)/\(e.count)" }
                 summary.append("\(name): under 5 px ours \(share(ours)), naive \(share(naive))")
             }
-            summary.forEach { print($0) }
+            if json {
+                let encoder = JSONEncoder()
+                encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+                print(String(decoding: try encoder.encode(pairs), as: UTF8.self))
+            } else {
+                summary.forEach { print($0) }
+            }
         }
     }
 
@@ -79,16 +96,39 @@ struct OverlayBench: ParsableCommand {
     @Argument(help: "Sequence folders with ground truth.")
     var sequences: [String]
 
+    @Flag(help: "Print the results as JSON: [{sequence, samples, overlayError, anchorError, drawingError, withinAnchorError}] (summaries in px).")
+    var json = false
+
+    /// One sequence's result, as --json writes it.
+    struct Row: Encodable {
+        let sequence: String, samples: Int
+        let overlayError: Summary?, anchorError: Summary?, drawingError: Summary?
+        /// Samples whose overlay is within the anchor's own corner error + 0.1 px.
+        let withinAnchorError: Int
+    }
+
     func run() throws {
         try reportingErrors {
-            print("| sequence | samples | overlay corner error median / p90 (px) | anchor corner error median / p90 (px) | drawing error median / max (px) | overlay within anchor error + 0.1 px |")
-            print("|---|---|---|---|---|---|")
+            if !json {
+                print("| sequence | samples | overlay corner error median / p90 (px) | anchor corner error median / p90 (px) | drawing error median / max (px) | overlay within anchor error + 0.1 px |")
+                print("|---|---|---|---|---|---|")
+            }
+            var rows: [Row] = []
             for path in sequences {
                 let sequence = try RecordedSequence(folder: path)
                 let samples = try OverlayAccuracy.measure(sequence: sequence)
                 let o = Summary(samples.map(\.overlayError)), a = Summary(samples.map(\.anchorError)), d = Summary(samples.map(\.drawingError))
                 let within = samples.filter { $0.overlayError <= $0.anchorError + 0.1 }.count
-                print("| \(sequence.description.name) | \(samples.count) | \(f(o?.median)) / \(f(o?.p90)) | \(f(a?.median)) / \(f(a?.p90)) | \(f(d?.median)) / \(f(d?.max)) | \(within) (\(f(100 * Double(within) / Double(max(samples.count, 1)), 1)) %) |")
+                rows.append(Row(sequence: sequence.description.name, samples: samples.count, overlayError: o, anchorError: a, drawingError: d,
+                                withinAnchorError: within))
+                if !json {
+                    print("| \(sequence.description.name) | \(samples.count) | \(f(o?.median)) / \(f(o?.p90)) | \(f(a?.median)) / \(f(a?.p90)) | \(f(d?.median)) / \(f(d?.max)) | \(within) (\(f(100 * Double(within) / Double(max(samples.count, 1)), 1)) %) |")
+                }
+            }
+            if json {
+                let encoder = JSONEncoder()
+                encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+                print(String(decoding: try encoder.encode(rows), as: UTF8.self))
             }
         }
     }

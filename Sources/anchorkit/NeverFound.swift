@@ -6,9 +6,13 @@ struct NeverFound {
     /// Listed marker ids per dictionary name (as in anchor ids), and reference image names.
     private var markers: [String: Set<Int>] = [:]
     private var images: Set<String>
+    /// Every dictionary searched, and those of which some marker was seen.
+    private var dictionaries: [String] = []
+    private var dictionariesSeen = Set<String>()
 
     init(markers sets: [MarkerSet], imageNames: [String]) {
         for set in sets {
+            if let name = try? MarkerDictionary.resolve(set.dictionary).name, !dictionaries.contains(name) { dictionaries.append(name) }
             guard let ids = set.ids, let name = try? MarkerDictionary.resolve(set.dictionary).name else { continue }
             markers[name, default: []].formUnion(ids)
         }
@@ -20,12 +24,19 @@ struct NeverFound {
         for anchor in update.anchors where anchor.isTracked {
             switch anchor.kind {
             case .marker:
-                if let code = anchor.markerCode { markers[code.dictionary]?.remove(code.id) }
+                if let code = anchor.markerCode {
+                    markers[code.dictionary]?.remove(code.id)
+                    dictionariesSeen.insert(code.dictionary)
+                }
             case .image: images.remove(anchor.name ?? "")
             case .plane: break
             }
         }
     }
+
+    /// The dictionaries of which no marker was found so far: after the first seconds of a run, the
+    /// sign of a wrong dictionary (told then, not at the end).
+    var dictionariesNotSeen: [String] { dictionaries.filter { !dictionariesSeen.contains($0) } }
 
     /// "marker DICT_4X4_50 3, 7; image poster", or nil when everything listed was found.
     var summary: String? {

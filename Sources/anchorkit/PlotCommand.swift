@@ -25,11 +25,7 @@ struct PlotCommand: ParsableCommand {
     func run() throws {
         try reportingErrors {
             guard ceiling > 0 && ceiling.isFinite else { throw ValidationError("--ceiling must be a positive number of pixels, got \(ceiling)") }
-            let recorded = try RecordedSequence(folder: sequence)
-            guard let truth = try recorded.groundTruth() else {
-                throw InputError(sequence + "/sequence.json", "names no groundTruth file")
-            }
-            let reported = try AnchorStreamReader.read(contentsOf: anchors, camera: recorded.description.camera)
+            let (recorded, truth, reported) = try StreamCheck.load(anchors, of: sequence, for: "plot")
             let score = Scorer(camera: recorded.description.camera).score(reported: reported, truth: truth)
             let name = recorded.description.name
             var pictures: [(file: String, chart: SVGChart)] = []

@@ -67,6 +67,12 @@ final class ProgressLine {
         return (resident / 1024, peak / 1024)
     }
 
+    /// A warning on its own stderr line (even when quiet), clearing an in-place progress line first.
+    func warn(_ message: String) {
+        if isTerminal && !quiet { FileHandle.standardError.write(Data("\r\u{1B}[K".utf8)) }
+        FileHandle.standardError.write(Data("\(label): warning: \(message)\n".utf8))
+    }
+
     /// Clears the in-place line before the summary is printed.
     func finish() {
         if isTerminal && !quiet { FileHandle.standardError.write(Data("\r\u{1B}[K".utf8)) }

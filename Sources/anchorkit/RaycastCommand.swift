@@ -14,6 +14,7 @@ struct RaycastCommand: ParsableCommand {
             --grid of pixels). One line per ray: the nearest hit's world position, distance, plane and, \
             when the sequence has ground truth, the true surface under the pixel and the hit's error \
             (measured in the camera's frame, so it does not depend on the world's alignment).
+            Example: anchorkit raycast Datasets/room-walk --frame 119 --pixel 320,400 --json
             """)
 
     @Argument(help: "The sequence folder (sequence.json with intrinsics; gravity and targets are used when given).")
@@ -28,13 +29,13 @@ struct RaycastCommand: ParsableCommand {
     @Option(help: "Cast a grid of COLUMNSxROWS pixels spread over the image (e.g. 8x6), besides --pixel.")
     var grid: String?
 
-    @Option(help: "existing (plane geometry, default), infinite (planes without bounds) or estimated (feature points).")
+    @Option(help: "existing (plane geometry), infinite (planes without bounds) or estimated (feature points).")
     var target = "existing"
 
-    @Option(help: "any (default), horizontal or vertical.")
+    @Option(help: "Which planes a ray may hit: any, horizontal or vertical.")
     var alignment = "any"
 
-    @Option(help: "Planes to detect: a list of horizontal, vertical, arbitrary (default horizontal,vertical).")
+    @Option(help: "Planes to detect: a comma-separated list of horizontal, vertical, arbitrary.")
     var planes = "horizontal,vertical"
 
     @Flag(help: "Print JSON Lines (one object per ray) instead of text.")

@@ -8,7 +8,8 @@ import AnchorKitMedia
 struct ReferenceDatabaseCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "reference-db",
-        abstract: "Save a reference-image set (features computed once) for `track --references`.")
+        abstract: "Save a reference-image set (features computed once) for `track --references`.",
+        discussion: "Example: anchorkit reference-db --image poster=poster.png:0.6 --image card=card.jpg:0.09 -o refs.akrefs")
 
     @Argument(help: "A sequence folder whose sequence.json lists the images (optional with --image).")
     var sequence: String?

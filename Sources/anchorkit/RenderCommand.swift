@@ -44,7 +44,7 @@ struct RenderCommand: ParsableCommand {
     @Option(name: .shortAndLong, help: "Where to write: a video (.mp4), a frame pattern (frames/%06d.png), or a picture with --still.")
     var output: String
 
-    @Option(help: "Video codec: h264 (default: small files, costly to encode) or mpeg4 (MPEG-4 part 2: several times faster to encode, larger files).")
+    @Option(help: "Video codec: h264 (small files, costly to encode) or mpeg4 (MPEG-4 part 2: several times faster to encode, larger files).")
     var codec = "h264"
 
     @OptionGroup var overwrite: OverwriteOption
@@ -80,6 +80,7 @@ struct RenderCommand: ParsableCommand {
             let startUp = Date().timeIntervalSince(started)
 
             var scene = OverlayScene(placements)
+            let warned = warnAboutUnmatchable(scene, configuration: session?.configuration, recorded: recorded)
             let compositor = OverlayCompositor()
             let progress = ProgressLine("render", quiet: quiet)
             var frames = 0, drawn = 0, lastFrame = -1
@@ -119,7 +120,7 @@ struct RenderCommand: ParsableCommand {
                 print("render: overlay \(i + 1) tapped onto \(hit.surface) " + String(format: "%.2f", hit.distance)
                       + " away (world units) and locked there")
             }
-            warnAboutUnshown(scene)
+            warnAboutUnshown(scene, besides: warned)
         }
     }
 
@@ -139,10 +140,38 @@ struct RenderCommand: ParsableCommand {
         return try VideoFileWriter(path: output, width: width, height: height, framesPerSecond: fps, codec: code)
     }
 
-    /// One stderr warning per overlay that never showed: an anchor name that never appeared, a
-    /// tap that hit nothing (or whose frame never came).
-    private func warnAboutUnshown(_ scene: OverlayScene) {
-        for (i, placed) in scene.placements.enumerated() where !scene.wasShown[i] {
+    /// Before the work, one stderr warning per overlay on an anchor name that nothing of this run can
+    /// carry: no reference image, marker id of a listed family, or plane (with planes on) of the
+    /// session's configuration, or no anchor of the recorded stream.
+    /// Returns the overlays warned about.
+    private func warnAboutUnmatchable(_ scene: OverlayScene, configuration: Configuration?, recorded: [Int: FrameUpdate]) -> Set<Int> {
+        let recordedNames = Set(recorded.values.flatMap { $0.anchors.flatMap { [$0.identifier] + ($0.name.map { [$0] } ?? []) } })
+        func canCarry(_ name: String) -> Bool {
+            guard let configuration else { return recordedNames.contains(name) }
+            let images = configuration.referenceImages?.images.map(\.name) ?? []
+            if images.contains(name) || images.contains(where: { "image/" + $0 == name }) { return true }
+            if name.hasPrefix("plane/") { return !configuration.planeDetection.isEmpty }
+            let parts = name.split(separator: "/").map(String.init)
+            let id = parts.count >= 3 && parts[0] == "marker" ? Int(parts[2]) : Int(name)
+            let dictionary = parts.count >= 3 && parts[0] == "marker" ? parts[1] : nil
+            guard let id else { return false }
+            return configuration.markers.contains { set in (dictionary == nil || set.dictionary == dictionary) && set.accepts(id) }
+        }
+        var warned = Set<Int>()
+        for (i, placed) in scene.placements.enumerated() {
+            guard case .anchor(let name) = placed.attachment, !canCarry(name) else { continue }
+            warned.insert(i)
+            let source = configuration == nil ? "the recorded stream has no anchor of that name or id"
+                : "no reference image, listed marker or plane of this run has that name or id"
+            FileHandle.standardError.write(Data("anchorkit: warning: overlay \(i + 1) on \"\(name)\": \(source); it will not be drawn\n".utf8))
+        }
+        return warned
+    }
+
+    /// One stderr warning per overlay that never showed (but those of `warned`): an anchor name
+    /// that never appeared, a tap that hit nothing (or whose frame never came).
+    private func warnAboutUnshown(_ scene: OverlayScene, besides warned: Set<Int>) {
+        for (i, placed) in scene.placements.enumerated() where !scene.wasShown[i] && !warned.contains(i) {
             let why: String
             switch placed.attachment {
             case .anchor(let name): why = "no anchor named \"\(name)\" was shown in any frame"

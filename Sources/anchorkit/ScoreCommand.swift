@@ -7,7 +7,8 @@ import AnchorKitMedia
 struct ScoreCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "score",
-        abstract: "Score an anchor stream against a sequence's ground truth (metrics of FORMATS.md).")
+        abstract: "Score an anchor stream against a sequence's ground truth (metrics of FORMATS.md).",
+        discussion: "Example: anchorkit score Datasets/room-walk world.jsonl --per-frame   (a stream of another sequence is refused)")
 
     @Argument(help: "The sequence folder (its sequence.json names the ground truth).")
     var sequence: String
@@ -23,11 +24,7 @@ struct ScoreCommand: ParsableCommand {
 
     func run() throws {
         try reportingErrors {
-            let recorded = try RecordedSequence(folder: sequence)
-            guard let truth = try recorded.groundTruth() else {
-                throw InputError(sequence + "/sequence.json", "names no groundTruth file")
-            }
-            let reported = try AnchorStreamReader.read(contentsOf: anchors, camera: recorded.description.camera)
+            let (recorded, truth, reported) = try StreamCheck.load(anchors, of: sequence, for: "score")
             var score = Scorer(camera: recorded.description.camera).score(reported: reported, truth: truth)
             if !perFrame { score.observations = nil }
             if json {

@@ -6,7 +6,8 @@ import AnchorKitSynthesis
 struct SynthCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "synth",
-        abstract: "Render a synthetic recorded sequence with exact ground truth (deterministic).")
+        abstract: "Render a synthetic recorded sequence with exact ground truth (deterministic).",
+        discussion: "Example: anchorkit synth images-light -o Generated/images-light   (anchorkit synth --list names the scenes)")
 
     @Argument(help: "The scene to render (see --list).")
     var scene: String?

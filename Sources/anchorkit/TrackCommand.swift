@@ -6,7 +6,8 @@ import AnchorKitMedia
 struct TrackCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "track",
-        abstract: "Track markers and reference images in a recorded sequence or video and write the anchor stream (JSON Lines).")
+        abstract: "Track markers and reference images in a recorded sequence or video and write the anchor stream (JSON Lines).",
+        discussion: "Example: anchorkit track clip.mp4 --camera camera.json --markers DICT_4X4_50:0.08 --image poster=poster.png:0.6 -o anchors.jsonl")
 
     @Argument(help: "A sequence folder (with sequence.json), a video file, or a frame pattern such as frames/%06d.png.")
     var input: String
@@ -23,6 +24,9 @@ struct TrackCommand: ParsableCommand {
 
     @Flag(help: "After the run, print where its time went: seconds, ms a frame and frames/s of every stage.")
     var profile = false
+
+    /// Frames after which a marker dictionary that found nothing is reported (on stderr, at once).
+    static let framesBeforeDictionaryWarning = 60
 
     func run() throws {
         try reportingErrors {
@@ -50,6 +54,10 @@ struct TrackCommand: ParsableCommand {
                 stages.add(.writing, since: writing)
                 neverFound.record(update)
                 frames += 1
+                if frames == Self.framesBeforeDictionaryWarning, !neverFound.dictionariesNotSeen.isEmpty, !input.isOneFrame {
+                    progress.warn("no \(neverFound.dictionariesNotSeen.joined(separator: " or ")) marker in the first \(frames) frames: "
+                                  + "is the dictionary right (--markers DICTIONARY:SIZE)?")
+                }
                 anchors = update.anchors.count
                 planesFound = update.anchors.filter { $0.kind == .plane }.count
                 observations += update.anchors.filter { $0.isTracked && $0.kind != .plane }.count

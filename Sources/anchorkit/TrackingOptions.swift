@@ -19,13 +19,13 @@ struct TrackingOptions: ParsableArguments {
     @Option(help: "A reference database from `anchorkit reference-db` (replaces the reference images of the sequence and of --image).")
     var references: String?
 
-    @Option(help: "How many reference images are followed at once (default 4).")
+    @Option(help: "How many reference images are followed at once.")
     var maxImages: Int = 4
 
-    @Option(help: "Corner refinement: template (default, most accurate), subpixel, contour, apriltag or none (detect-every-frame mode: subpixel).")
+    @Option(help: "Corner refinement: template (the most accurate), subpixel, contour, apriltag or none (detect-every-frame mode: subpixel).")
     var cornerRefinement: String = "template"
 
-    @Option(help: "What finds marker candidates: apriltag3 (default: AprilTag 3's quad detection, for ArUco dictionaries of up to 8x8 bits too) or opencv (OpenCV 4.6's ArUco stage).")
+    @Option(help: "What finds marker candidates: apriltag3 (AprilTag 3's quad detection, for ArUco dictionaries of up to 8x8 bits too) or opencv (OpenCV 4.6's ArUco stage).")
     var markerCandidates = "apriltag3"
 
     @Option(help: "Markers: a full-frame search every N frames (default 6); in between, known markers are followed by their picture (else searched for in regions around them) and the frame is searched at a quarter resolution for large new ones. 1: every frame.")
@@ -37,7 +37,7 @@ struct TrackingOptions: ParsableArguments {
     @Option(help: "AprilTag 3's worker threads (1...64, default 1).")
     var apriltagThreads: Int?
 
-    @Option(help: "tracking (default) or detect-every-frame: the naive per-frame baseline (OpenCV's ArUco detector, AprilTag dictionaries included, and its sub-pixel corners; no memory between frames) that benchmarks compare against.")
+    @Option(help: "tracking or detect-every-frame: the naive per-frame baseline (OpenCV's ArUco detector, AprilTag dictionaries included, and its sub-pixel corners; no memory between frames) that benchmarks compare against.")
     var mode: String = "tracking"
 
     @Flag(help: "Every frame is an unrelated photo: all its detections, none carried between frames (automatic for a photo, a folder of photos or a one-frame input).")
@@ -46,7 +46,7 @@ struct TrackingOptions: ParsableArguments {
     @Option(help: "Frames per second, for videos without a rate or frame patterns (default 30).")
     var fps: Double?
 
-    @Option(help: "Temporal pose filter: kalman (default: weights each pose by its own uncertainty) or none (each frame's own estimate).")
+    @Option(help: "Temporal pose filter: kalman (weights each pose by its own uncertainty) or none (each frame's own estimate).")
     var filter = "kalman"
 
     @Flag(help: "World tracking: the camera's pose in a fixed world for every frame (monocular visual odometry, or --poses), gravity-aligned when gravity is known; anchors stay put in that world.")

@@ -189,12 +189,42 @@ struct CLITests {
         #expect(bad.status == 1 && bad.stderr.contains("--ceiling"))
     }
 
+    /// Mistakes told before (or early in) the work: a wrong dictionary after 60 frames, a stream of
+    /// another sequence refused by score and plot, a stream without targets warned about, an
+    /// overlay on a name nothing carries warned about before rendering.
+    @Test func mistakesCaughtBeforeTheWork() async throws {
+        let out = TemporaryFolder("mistakes")
+        let blur = Paths.dataset("markers-blur")
+        let wrong = try await Self.run(["track", blur, "--markers", "DICT_5X5_50:0.1", "--world", "--poses", blur + "/groundtruth.jsonl",
+                                        "-o", out.file("wrong.jsonl"), "--quiet"])
+        #expect(wrong.status == 0 && wrong.stderr.contains("no DICT_5X5_50 marker in the first 60 frames"), "\(wrong.stderr)")
+        let worldOnly = try await Self.run(["score", blur, out.file("wrong.jsonl")])
+        #expect(worldOnly.status == 0 && worldOnly.stderr.contains("reports no marker or image") && worldOnly.stderr.contains("world-only"),
+                "\(worldOnly.stderr)")
+        for command in ["score", "plot"] {
+            let other = try await Self.run([command, blur, Paths.dataset("markers-aruco-table") + "/groundtruth.jsonl"]
+                                           + (command == "plot" ? ["-o", out.file("plots")] : []))
+            Self.expectCleanFailure(other, mentions: ["markers-blur's 90", "another sequence"])
+        }
+        let render = try await Self.run(["render", Paths.dataset("images-still"), "--overlay", "stary=#ff0000", "--still", "0",
+                                         "-o", out.file("still.png"), "--quiet"])
+        #expect(render.status == 0 && render.stderr.contains("overlay 1 on \"stary\": no reference image"), "\(render.stderr)")
+    }
+
     @Test func versionAndRaycastJSON() async throws {
         let v = try await Self.run(["--version"])
         #expect(v.status == 0 && v.stdout.trimmingCharacters(in: .whitespacesAndNewlines) == AnchorKitVersionForTests.expected)
         let r = try await Self.run(["raycast", Paths.dataset("room-walk"), "--frame", "119", "--pixel", "320,400", "--json"], timeout: 120)
         #expect(r.status == 0, "stderr: \(r.stderr)")
         #expect(r.stdout.contains("\"plane/") && !r.stdout.contains("\\/"), "\(r.stdout)")
+
+        let poster = Paths.dataset("images-still") + "/targets/starry.png"
+        let c = try await Self.run(["check-image", "--json", poster])
+        #expect(c.status == 0, "stderr: \(c.stderr)")
+        let report = try #require(try JSONSerialization.jsonObject(with: Data(c.stdout.utf8)) as? [String: Any])
+        let images = try #require(report["images"] as? [[String: Any]])
+        #expect(images.count == 1 && images[0]["file"] as? String == poster && (images[0]["score"] as? Int ?? -1) >= 0)
+        #expect((report["lookAlikes"] as? [Any])?.isEmpty == true)
     }
 
     @Test func scoreTheGroundTruthAgainstItself() async throws {

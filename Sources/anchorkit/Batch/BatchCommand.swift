@@ -11,6 +11,7 @@ struct BatchCommand: ParsableCommand {
             (optional "command": "render"). Paths, in the options too, are relative to the manifest's folder. \
             A job whose output exists is skipped (outputs appear only when complete), so a batch that was stopped resumes where it was. \
             The summary (JSON) lists every job's status, frames and time.
+            Example: anchorkit batch clips/manifest.jsonl --workers 2 --shard 0/2
             """)
 
     @Argument(help: "The manifest (.jsonl).")
