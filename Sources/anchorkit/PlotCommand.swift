@@ -10,11 +10,7 @@ struct PlotCommand: ParsableCommand {
         abstract: "Draw a scored anchor stream as SVG pictures: each target's corner error over time, with world tracking the camera path from above beside the true one, and with planes each plane's coverage over time.",
         discussion: "Example: anchorkit plot Datasets/room-walk walk.jsonl -o plots   (writes plots/errors.svg, plots/trajectory.svg and, for a stream with planes, plots/planes.svg)")
 
-    @Argument(help: "The sequence folder (its sequence.json names the ground truth).")
-    var sequence: String
-
-    @Argument(help: "The anchor stream to draw (.jsonl from `anchorkit track`).")
-    var anchors: String
+    @OptionGroup var scored: ScoredStream
 
     @Option(name: .shortAndLong, help: "The folder to write the pictures into (made if missing).")
     var output: String
@@ -25,7 +21,7 @@ struct PlotCommand: ParsableCommand {
     func run() throws {
         try reportingErrors {
             guard ceiling > 0 && ceiling.isFinite else { throw ValidationError("--ceiling must be a positive number of pixels, got \(ceiling)") }
-            let (recorded, truth, reported) = try StreamCheck.load(anchors, of: sequence, for: "plot")
+            let (recorded, truth, reported) = try scored.load(for: "plot")
             let score = Scorer(camera: recorded.description.camera).score(reported: reported, truth: truth)
             let name = recorded.description.name
             var pictures: [(file: String, chart: SVGChart)] = []
@@ -34,7 +30,7 @@ struct PlotCommand: ParsableCommand {
             if let chart = ResultPlots.planeCoverage(reported: reported, truth: truth, camera: recorded.description.camera, name: name) {
                 pictures.append(("planes.svg", chart))
             }
-            guard !pictures.isEmpty else { throw InputError(anchors, "nothing to draw: the truth expects no target and the stream has no world tracking") }
+            guard !pictures.isEmpty else { throw InputError(scored.anchors, "nothing to draw: the truth expects no target and the stream has no world tracking") }
             try FileManager.default.createDirectory(atPath: output, withIntermediateDirectories: true)
             for (file, chart) in pictures {
                 let path = output + "/" + file

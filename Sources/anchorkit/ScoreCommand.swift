@@ -10,11 +10,7 @@ struct ScoreCommand: ParsableCommand {
         abstract: "Score an anchor stream against a sequence's ground truth (metrics of FORMATS.md).",
         discussion: "Example: anchorkit score Datasets/room-walk world.jsonl --per-frame   (a stream of another sequence is refused)")
 
-    @Argument(help: "The sequence folder (its sequence.json names the ground truth).")
-    var sequence: String
-
-    @Argument(help: "The anchor stream to score (.jsonl).")
-    var anchors: String
+    @OptionGroup var scored: ScoredStream
 
     @Flag(help: "Print the metrics as JSON.")
     var json = false
@@ -24,7 +20,7 @@ struct ScoreCommand: ParsableCommand {
 
     func run() throws {
         try reportingErrors {
-            let (recorded, truth, reported) = try StreamCheck.load(anchors, of: sequence, for: "score")
+            let (recorded, truth, reported) = try scored.load(for: "score")
             var score = Scorer(camera: recorded.description.camera).score(reported: reported, truth: truth)
             if !perFrame { score.observations = nil }
             if json {

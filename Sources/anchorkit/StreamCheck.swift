@@ -1,6 +1,21 @@
 import AnchorKit
 import AnchorKitMedia
+import ArgumentParser
 import Foundation
+
+/// The arguments of the commands that read a stream against a sequence's ground truth (`score`, `plot`).
+struct ScoredStream: ParsableArguments {
+    @Argument(help: "The sequence folder (its sequence.json names the ground truth).")
+    var sequence: String
+
+    @Argument(help: "The anchor stream (.jsonl from `anchorkit track`).")
+    var anchors: String
+
+    /// The sequence, its ground truth and the stream, checked (``StreamCheck/load(_:of:for:)``).
+    func load(for command: String) throws -> (sequence: RecordedSequence, truth: [FrameUpdate], reported: [FrameUpdate]) {
+        try StreamCheck.load(anchors, of: sequence, for: command)
+    }
+}
 
 /// Mistakes caught before scoring or plotting a stream: one of another sequence (its frames or
 /// its image names are not the sequence's) is an error; a stream that reports no target where the
