@@ -153,7 +153,7 @@ ak_status ak_image_convert(const ak_image *image, int channels, ak_image **out) 
     });
 }
 
-ak_status ak_image_linear_mean(const ak_image *image, double rgb[3], double *clipped) {
+ak_status ak_image_linear_mean(const ak_image *image, double rgb[3]) {
     static const char *fn = "ak_image_linear_mean";
     return guarded(fn, [&]() -> ak_status {
         if (!rgb) return fail(AK_ERR_ARGUMENT, fn, "rgb is NULL");
@@ -169,7 +169,7 @@ ak_status ak_image_linear_mean(const ak_image *image, double rgb[3], double *cli
         const cv::Mat &m = image->mat;
         const int channels = m.channels(), step = std::max(1, std::max(m.cols, m.rows) / 160);
         double sum[3] = {0, 0, 0};
-        long long samples = 0, saturated = 0;
+        long long samples = 0;
         for (int y = step / 2; y < m.rows; y += step) {
             const uint8_t *row = m.ptr<uint8_t>(y);
             for (int x = step / 2; x < m.cols; x += step) {
@@ -177,12 +177,10 @@ ak_status ak_image_linear_mean(const ak_image *image, double rgb[3], double *cli
                 // OpenCV's order is B, G, R (A ignored); gray is all three.
                 const uint8_t r = channels >= 3 ? p[2] : p[0], g = channels >= 3 ? p[1] : p[0], b = p[0];
                 sum[0] += linear[r], sum[1] += linear[g], sum[2] += linear[b];
-                saturated += std::max({r, g, b}) >= 250;
                 ++samples;
             }
         }
         for (int c = 0; c < 3; ++c) rgb[c] = samples > 0 ? sum[c] / static_cast<double>(samples) : 0.0;
-        if (clipped) *clipped = samples > 0 ? static_cast<double>(saturated) / static_cast<double>(samples) : 0.0;
         return AK_OK;
     });
 }

@@ -61,14 +61,13 @@ public struct LightScore: Codable, Sendable {
 
     /// Table rows, in the layout of ``Score/table``.
     public var rows: [(String, String)] {
-        func f(_ x: Double?, _ digits: Int) -> String { x.map { String(format: "%.\(digits)f", $0) } ?? "-" }
         return [
             ("light: frames", "\(frames)"),
-            ("light: intensity correlation", f(intensityCorrelation, 3)),
-            ("light: intensity scale", f(intensityScale, 3)),
-            ("light: intensity error median / p90 (%)", "\(f(intensityErrorPercent?.median, 1)) / \(f(intensityErrorPercent?.p90, 1))"),
-            ("light: temperature correlation", f(temperatureCorrelation, 3)),
-            ("light: temperature error median / p90 (K)", "\(f(temperatureErrorKelvin?.median, 0)) / \(f(temperatureErrorKelvin?.p90, 0))"),
+            ("light: intensity correlation", tableCell(intensityCorrelation, 3)),
+            ("light: intensity scale", tableCell(intensityScale, 3)),
+            ("light: intensity error median / p90 (%)", "\(tableCell(intensityErrorPercent?.median, 1)) / \(tableCell(intensityErrorPercent?.p90, 1))"),
+            ("light: temperature correlation", tableCell(temperatureCorrelation, 3)),
+            ("light: temperature error median / p90 (K)", "\(tableCell(temperatureErrorKelvin?.median, 0)) / \(tableCell(temperatureErrorKelvin?.p90, 0))"),
         ]
     }
 }

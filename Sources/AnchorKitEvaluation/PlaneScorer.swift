@@ -87,11 +87,15 @@ public struct PlaneScorer {
             self.arbitraryScale = arbitraryScale
             hasWorld = reported.contains { $0.camera.transform != .identity }
             ordered = reported.sorted { $0.frame < $1.frame }.filter { truthByFrame[$0.frame] != nil }
-            scored = ordered.filter { $0.camera.scale != .arbitrary || arbitraryScale != nil }
+            scored = ordered.filter { Self.unit($0, arbitraryScale: arbitraryScale) != nil }
         }
 
         /// Metres per stream unit of `line`; nil for frames that cannot be scored.
-        func unit(_ line: FrameUpdate) -> Double? { line.camera.scale == .arbitrary ? arbitraryScale : 1 }
+        func unit(_ line: FrameUpdate) -> Double? { Self.unit(line, arbitraryScale: arbitraryScale) }
+
+        static func unit(_ line: FrameUpdate, arbitraryScale: Double?) -> Double? {
+            line.camera.scale == .arbitrary ? arbitraryScale : 1
+        }
     }
 
     /// Each expected true plane's coverage (the share of its area seen so far that the matching
@@ -422,24 +426,23 @@ public struct PlaneScore: Codable, Sendable {
     /// Table rows, in the layout of ``Score/table``: one per true plane with its median errors
     /// over matched frames and its coverage at the end, then the false planes.
     public var rows: [(String, String)] {
-        func f(_ x: Double?, _ digits: Int) -> String { x.map { String(format: "%.\(digits)f", $0) } ?? "-" }
         var rows: [(String, String)] = [
             ("planes found", "\(planes.filter { $0.foundFrame != nil }.count) of \(planes.count) (errors: median over matched frames)")
         ]
         for p in planes {
             let name = "plane " + (p.identifier.hasPrefix("plane/") ? String(p.identifier.dropFirst(6)) : p.identifier)
             guard let time = p.foundTime, let frame = p.foundFrame else {
-                rows.append((name, "not found (expected from \(f(p.firstExpectedTime, 2)) s)"))
+                rows.append((name, "not found (expected from \(tableCell(p.firstExpectedTime, 2)) s)"))
                 continue
             }
-            rows.append((name, "found \(f(time, 2)) s (frame \(frame))  normal \(f(p.normalErrorDegreesMedian, 2))°"
-                + "  offset \(f(p.offsetCentimetresMedian, 2)) cm (\(f(p.offsetPercentMedian, 2)) %)"
-                + "  coverage \(f(p.coverage.map { 100 * $0 }, 0)) %"))
+            rows.append((name, "found \(tableCell(time, 2)) s (frame \(frame))  normal \(tableCell(p.normalErrorDegreesMedian, 2))°"
+                + "  offset \(tableCell(p.offsetCentimetresMedian, 2)) cm (\(tableCell(p.offsetPercentMedian, 2)) %)"
+                + "  coverage \(tableCell(p.coverage.map { 100 * $0 }, 0)) %"))
         }
         let falseText = falsePlanes.isEmpty ? "0"
             : "\(falsePlanes.count) (\(falsePlanes.joined(separator: ", ")); tracked in \(framesWithFalsePlanes) frames)"
         rows.append(("false planes", falseText))
-        if let arbitraryScale { rows.append(("plane scale (m per unit)", f(arbitraryScale, 4))) }
+        if let arbitraryScale { rows.append(("plane scale (m per unit)", tableCell(arbitraryScale, 4))) }
         if unscoredFrames > 0 { rows.append(("plane frames unscored (no scale)", "\(unscoredFrames)")) }
         return rows
     }

@@ -170,24 +170,23 @@ public struct Score: Codable, Sendable {
 
     /// A human-readable table.
     public var table: String {
-        func f(_ x: Double?, _ digits: Int = 2) -> String { x.map { String(format: "%.\(digits)f", $0) } ?? "-" }
         var rows: [(String, String)] = [("metric", "value")]
         func row(_ name: String, _ value: String) { rows.append((name, value)) }
         row("frames", "\(frames)")
         row("expected observations", "\(expected)")
         row("reported (of expected)", "\(reported)")
-        for (t, r) in zip(successThresholds, successRates) { row("success @ \(Int(t)) px", f(100 * r, 1) + " %") }
+        for (t, r) in zip(successThresholds, successRates) { row("success @ \(Int(t)) px", tableCell(100 * r, 1) + " %") }
         row("false positives", "\(falsePositives)")
         row("identity switches", "\(identitySwitches)")
-        row("corner error median / p90 / max (px)", "\(f(cornerError?.median)) / \(f(cornerError?.p90)) / \(f(cornerError?.max))")
-        row("rotation error median (deg)", f(rotationErrorDegrees?.median, 3))
-        row("rotation error p90 (deg)", f(rotationErrorDegrees?.p90, 3))
-        row("rotation error max (deg)", f(rotationErrorDegrees?.max, 3))
-        row("translation error median (cm)", f(translationErrorCentimetres?.median, 3))
-        row("translation error median (%)", f(translationErrorPercent?.median, 3))
-        row("translation error p90 (%)", f(translationErrorPercent?.p90, 3))
-        row("translation error max (%)", f(translationErrorPercent?.max, 3))
-        row("jitter RMS (px)", f(jitterRMS, 3))
+        row("corner error median / p90 / max (px)", "\(tableCell(cornerError?.median)) / \(tableCell(cornerError?.p90)) / \(tableCell(cornerError?.max))")
+        row("rotation error median (deg)", tableCell(rotationErrorDegrees?.median, 3))
+        row("rotation error p90 (deg)", tableCell(rotationErrorDegrees?.p90, 3))
+        row("rotation error max (deg)", tableCell(rotationErrorDegrees?.max, 3))
+        row("translation error median (cm)", tableCell(translationErrorCentimetres?.median, 3))
+        row("translation error median (%)", tableCell(translationErrorPercent?.median, 3))
+        row("translation error p90 (%)", tableCell(translationErrorPercent?.p90, 3))
+        row("translation error max (%)", tableCell(translationErrorPercent?.max, 3))
+        row("jitter RMS (px)", tableCell(jitterRMS, 3))
         for (name, value) in world?.rows ?? [] { row(name, value) }
         for (name, value) in planes?.rows ?? [] { row(name, value) }
         for (name, value) in light?.rows ?? [] { row(name, value) }
@@ -219,8 +218,7 @@ public struct ObservationError: Codable, Sendable, Equatable {
 
     /// A line of the per-frame table (``Score/observationTable``).
     var row: String {
-        func f(_ x: Double?, _ digits: Int) -> String { x.map { String(format: "%.\(digits)f", $0) } ?? "-" }
-        return [String(frame), anchor, reported ?? "missed", f(cornerError, 2), f(rotationDegrees, 3), f(translationCentimetres, 2)]
+        return [String(frame), anchor, reported ?? "missed", tableCell(cornerError, 2), tableCell(rotationDegrees, 3), tableCell(translationCentimetres, 2)]
             .joined(separator: "\t")
     }
 }

@@ -19,8 +19,6 @@ public struct TrajectoryScorer {
         }
     }
 
-    /// The trajectory metrics of `reported` against `truth` (frames matched by index). Nil when
-    /// the stream has no world tracking (no line states a scale) or fewer than 3 posed frames.
     /// The frames a stream's trajectory is scored on and their alignment to the truth.
     private struct Fitted {
         let truthByFrame: [Int: FrameUpdate]
@@ -65,6 +63,8 @@ public struct TrajectoryScorer {
         return f.scored.map { ($0.frame, f.fit.apply(to: $0.camera.transform.translation), f.truthByFrame[$0.frame]!.camera.transform.translation) }
     }
 
+    /// The trajectory metrics of `reported` against `truth` (frames matched by index). Nil when
+    /// the stream has no world tracking (no line states a scale) or fewer than 3 posed frames.
     public func score(reported: [FrameUpdate], truth: [FrameUpdate]) -> TrajectoryScore? {
         guard let fitted = Fitted(reported: reported, truth: truth) else { return nil }
         let (truthByFrame, ordered, metric, arbitrary, rms, fit) =
@@ -165,19 +165,18 @@ public struct TrajectoryScore: Codable, Sendable {
 
     /// Table rows, in the layout of ``Score/table``.
     public var rows: [(String, String)] {
-        func f(_ x: Double?, _ digits: Int = 2) -> String { x.map { String(format: "%.\(digits)f", $0) } ?? "-" }
         var rows = [
             ("posed frames", "\(posedFrames) of \(frames)"),
-            ("trajectory alignment", alignment.rawValue + (alignment == .similarity ? " (scale \(f(alignmentScale, 4)))" : "")),
-            ("ATE RMS (m)", f(absoluteTrajectoryErrorRMS, 4)),
-            ("ATE (% of path)", f(absoluteTrajectoryErrorPercent, 3) + " (path \(f(pathLength, 2)) m)"),
-            ("frames before metric, ATE (m)", "\(arbitraryScaleFrames), " + f(arbitraryScaleErrorRMS, 4)),
-            ("metric scale error (%)", f(metricScaleErrorPercent, 2)),
-            ("time to normal (s)", f(timeToNormal, 2) + (frameOfFirstNormal.map { " (frame \($0))" } ?? "")),
+            ("trajectory alignment", alignment.rawValue + (alignment == .similarity ? " (scale \(tableCell(alignmentScale, 4)))" : "")),
+            ("ATE RMS (m)", tableCell(absoluteTrajectoryErrorRMS, 4)),
+            ("ATE (% of path)", tableCell(absoluteTrajectoryErrorPercent, 3) + " (path \(tableCell(pathLength, 2)) m)"),
+            ("frames before metric, ATE (m)", "\(arbitraryScaleFrames), " + tableCell(arbitraryScaleErrorRMS, 4)),
+            ("metric scale error (%)", tableCell(metricScaleErrorPercent, 2)),
+            ("time to normal (s)", tableCell(timeToNormal, 2) + (frameOfFirstNormal.map { " (frame \($0))" } ?? "")),
             ("tracking lost / regained", "\(losses) / \(regains)"),
         ]
         for id in anchorDriftCentimetres.keys.sorted() {
-            rows.append(("drift \(id) (cm)", f(anchorDriftCentimetres[id], 2) + " (error " + f(anchorErrorCentimetres[id], 2) + ")"))
+            rows.append(("drift \(id) (cm)", tableCell(anchorDriftCentimetres[id], 2) + " (error " + tableCell(anchorErrorCentimetres[id], 2) + ")"))
         }
         return rows
     }

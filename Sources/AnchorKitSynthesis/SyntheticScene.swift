@@ -45,23 +45,21 @@ public struct SyntheticScene {
 extension SyntheticScene {
     /// The daylight a camera balanced for it shows without a cast, kelvin.
     public static let daylightKelvin = 6504.0
-    /// Display gamma: factors on linear light are factors to this power on pixel values.
-    static let gamma = 2.2
-
     /// The frame's colour cast at time `t` on pixel values (R, G, B): the light's linear colour
     /// against daylight's, at equal luminance, through the display gamma.
     func tint(at t: Double) -> SIMD3<Double> {
         guard let kelvin = illuminant?(t) else { return SIMD3(1, 1, 1) }
         let cast = LightEstimate.planckianRGB(kelvin: kelvin) / LightEstimate.planckianRGB(kelvin: Self.daylightKelvin)
         let linear = cast / dot(LightEstimate.luminanceWeights, cast)
-        return SIMD3(pow(linear.x, 1 / Self.gamma), pow(linear.y, 1 / Self.gamma), pow(linear.z, 1 / Self.gamma))
+        let gamma = LightEstimate.displayGamma
+        return SIMD3(pow(linear.x, 1 / gamma), pow(linear.y, 1 / gamma), pow(linear.z, 1 / gamma))
     }
 
     /// The true light of the frame at time `t`: intensity 1000 at the scene's base lighting, times the
     /// light reaching the sensor (``lighting`` and the sensor's gain, factors on pixel values, hence
     /// the gamma), and the illuminant's temperature.
     func light(at t: Double) -> LightEstimate {
-        LightEstimate(ambientIntensity: 1000 * pow(lighting(t) * sensor.gain, Self.gamma),
+        LightEstimate(ambientIntensity: 1000 * pow(lighting(t) * sensor.gain, LightEstimate.displayGamma),
                       ambientColorTemperature: illuminant?(t) ?? Self.daylightKelvin)
     }
     /// Every plane of the scene: `planes`, then each box's faces and decals. Ground truth lists

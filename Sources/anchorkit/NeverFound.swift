@@ -12,9 +12,9 @@ struct NeverFound {
 
     init(markers sets: [MarkerSet], imageNames: [String]) {
         for set in sets {
-            if let name = try? MarkerDictionary.resolve(set.dictionary).name, !dictionaries.contains(name) { dictionaries.append(name) }
-            guard let ids = set.ids, let name = try? MarkerDictionary.resolve(set.dictionary).name else { continue }
-            markers[name, default: []].formUnion(ids)
+            guard let name = try? MarkerDictionary.resolve(set.dictionary).name else { continue }
+            if !dictionaries.contains(name) { dictionaries.append(name) }
+            if let ids = set.ids { markers[name, default: []].formUnion(ids) }
         }
         images = Set(imageNames)
     }

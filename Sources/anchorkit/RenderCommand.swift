@@ -151,11 +151,13 @@ struct RenderCommand: ParsableCommand {
             let images = configuration.referenceImages?.images.map(\.name) ?? []
             if images.contains(name) || images.contains(where: { "image/" + $0 == name }) { return true }
             if name.hasPrefix("plane/") { return !configuration.planeDetection.isEmpty }
-            let parts = name.split(separator: "/").map(String.init)
-            let id = parts.count >= 3 && parts[0] == "marker" ? Int(parts[2]) : Int(name)
-            let dictionary = parts.count >= 3 && parts[0] == "marker" ? parts[1] : nil
-            guard let id else { return false }
-            return configuration.markers.contains { set in (dictionary == nil || set.dictionary == dictionary) && set.accepts(id) }
+            // An anchor's name is its marker id; its identifier names the dictionary as anchors do
+            // (MarkerDictionary's resolved name, whatever the set was given as).
+            let code = Anchor.markerCode(of: name)
+            guard let id = code?.id ?? Int(name) else { return false }
+            return configuration.markers.contains { set in
+                set.accepts(id) && (code == nil || (try? MarkerDictionary.resolve(set.dictionary).name) == code!.dictionary)
+            }
         }
         var warned = Set<Int>()
         for (i, placed) in scene.placements.enumerated() {

@@ -46,9 +46,8 @@ ak_status ak_image_motion_blur(const ak_image *image, double dx, double dy, ak_i
 
 /* The image's mean colour in linear light: each sampled pixel's 8-bit sRGB values decoded to
  * linear light (0...1, the sRGB transfer curve) and averaged, as R, G, B (gray images give three
- * equal means). Pixels are sampled on a grid of about 160 across (all of a smaller image).
- * `clipped` (may be NULL): the share of samples with some channel at 250 or more. */
-ak_status ak_image_linear_mean(const ak_image *image, double rgb[3], double *clipped);
+ * equal means). Pixels are sampled on a grid of about 160 across (all of a smaller image). */
+ak_status ak_image_linear_mean(const ak_image *image, double rgb[3]);
 
 /* Encodes to a file; the format follows the extension (.png, .jpg, ...). */
 ak_status ak_image_write(const ak_image *image, const char *path);

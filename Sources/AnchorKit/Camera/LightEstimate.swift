@@ -30,13 +30,17 @@ public struct LightEstimate: Equatable, Sendable {
     /// The estimate of `image` (8-bit gray or BGR, sRGB-encoded).
     public init(of image: Image) throws {
         var rgb = [0.0, 0.0, 0.0]
-        try NativeError.check(ak_image_linear_mean(image.handle, &rgb, nil), "light estimate")
+        try NativeError.check(ak_image_linear_mean(image.handle, &rgb), "light estimate")
         let linear = SIMD3(rgb[0], rgb[1], rgb[2])
         let luminance = dot(Self.luminanceWeights, linear)
         self.init(ambientIntensity: 1000 * luminance / Self.neutralLuminance,
                   ambientColorTemperature: image.channels >= 3 && luminance >= Self.darkestLuminance
                       ? Self.correlatedColorTemperature(linearRGB: linear) : nil)
     }
+
+    /// The power that turns a factor on linear light into one on 8-bit pixel values (`f` on light is
+    /// about `f^(1 / displayGamma)` on sRGB values): for renderers that scale pixels.
+    public static let displayGamma = 2.2
 
     /// Rec. 709 / sRGB luminance weights of linear R, G, B.
     public static let luminanceWeights = SIMD3(0.2126, 0.7152, 0.0722)

@@ -149,7 +149,7 @@ public final class MarkerTracker: AnchorTracker {
     private var confirmed = Set<String>()
     /// Where the static markers are relative to one another (``Parameters/learnsLayout``).
     private var layout: MarkerLayout?
-    /// Full-frame passes of frames handed ahead (``anticipate(_:)``), made on first use.
+    /// Whole-frame passes (full or coarse) of frames handed ahead (``anticipate(_:)``), made on first use.
     private var passesAhead: MarkerPassesAhead?
 
     /// A tracker for `markerSets`, seen by a camera with `camera` intrinsics.
@@ -260,9 +260,9 @@ public final class MarkerTracker: AnchorTracker {
         parameters.recoveryFrames > 0 && !parameters.independentFrames ? parameters.fullSearchInterval : 0
     }
 
-    /// Hands the tracker a frame it will observe later (decoded ahead): when the schedule gives
-    /// that frame a full-frame pass, the pass starts now on another core, and ``observe(_:)`` takes
-    /// its detections when the frame comes. The detections are those ``observe(_:)`` would have
+    /// Hands the tracker a frame it will observe later (decoded ahead): the whole-frame pass the
+    /// schedule gives that frame (full, or coarse in between) starts now on another core, and
+    /// ``observe(_:)`` takes its detections when the frame comes. The detections are those ``observe(_:)`` would have
     /// computed itself, so results are identical with or without anticipation; a pass the schedule
     /// then skips (a marker lost calls for one earlier) is dropped.
     public func anticipate(_ frame: Frame) {

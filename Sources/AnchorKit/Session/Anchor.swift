@@ -60,8 +60,14 @@ public struct Anchor: Equatable, Sendable {
     /// The dictionary and id of a marker anchor, read back from its identifier (see
     /// ``markerIdentifier(dictionary:id:instance:)``); nil for other anchors.
     public var markerCode: (dictionary: String, id: Int)? {
+        kind == .marker ? Self.markerCode(of: identifier) : nil
+    }
+
+    /// The dictionary and id in a marker identifier (``markerIdentifier(dictionary:id:instance:)``);
+    /// nil for any other string.
+    public static func markerCode(of identifier: String) -> (dictionary: String, id: Int)? {
         let parts = identifier.split(separator: "/", omittingEmptySubsequences: false)
-        guard kind == .marker, parts.count == 3 || (parts.count == 4 && Int(parts[3]) != nil), parts[0] == "marker",
+        guard parts.count == 3 || (parts.count == 4 && Int(parts[3]) != nil), parts[0] == "marker",
               let id = Int(parts[2]) else { return nil }
         return (String(parts[1]), id)
     }

@@ -26,8 +26,9 @@ public final class OverlayCompositor {
     public func composite(_ instances: [OverlayInstance], of scene: OverlayScene, over image: Image, camera: CameraState,
                           light: LightEstimate? = nil) throws -> Image {
         guard !instances.isEmpty else { return image }
-        // A factor on linear light is that factor to 1 / 2.2 on 8-bit values.
-        let gain = light.map { pow(min(Self.lightRange.upperBound, max(Self.lightRange.lowerBound, $0.ambientIntensity / 1000)), 1 / 2.2) } ?? 1
+        let gain = light.map {
+            pow(min(Self.lightRange.upperBound, max(Self.lightRange.lowerBound, $0.ambientIntensity / 1000)), 1 / LightEstimate.displayGamma)
+        } ?? 1
         let intrinsics = camera.intrinsics
         var layers: [SceneRenderer.Layer] = []
         for instance in instances {
