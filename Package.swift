@@ -36,9 +36,11 @@ let package = Package(
         // AprilTag 3: quad detection and decoding for the DICT_APRILTAG_* dictionaries.
         .systemLibrary(
             name: "CAprilTag", path: "CShims/CAprilTag", pkgConfig: "apriltag", providers: [.apt(["libapriltag-dev"])]),
+        // zxing-cpp: QR, Micro QR, Data Matrix and Aztec reading and QR writing.
+        .systemLibrary(name: "CZXing", path: "CShims/CZXing", pkgConfig: "zxing", providers: [.apt(["libzxing-dev"])]),
         // The thin C API over OpenCV: C++ inside, a plain C header at the boundary.
         .target(
-            name: "AnchorKitCV", dependencies: ["COpenCV", "CEigen", "CJPEG", "CZlib", "CAprilTag"], path: "CShims/AnchorKitCV",
+            name: "AnchorKitCV", dependencies: ["COpenCV", "CEigen", "CJPEG", "CZlib", "CAprilTag", "CZXing"], path: "CShims/AnchorKitCV",
             // libm, named for C++ executables (the solver tests); Swift products get it anyway.
             linkerSettings: [.linkedLibrary("m")]),
         // The numerical solvers (anchorkit_solvers.h: world geometry, alignment, plane sweep), one

@@ -1,5 +1,5 @@
 #!/bin/bash
-# Fingerprints of everything a refactor must keep: the anchor, world and plane streams of the 11
+# Fingerprints of everything a refactor must keep: the anchor, world and plane streams of the
 # committed sequences, an overlay render with its debug drawing, a synthesised sequence, scores
 # and raycasts, each as an md5 sum, plus the score table of every stream. Run it with the build
 # before a change and after; `diff` the two outputs. Same bytes = same behaviour; where the
@@ -12,6 +12,7 @@ bin=${1:-$root/.build/release/anchorkit}; out=${2:-$root/Generated/fingerprints}
 [ -x "$bin" ] || { echo "stream-fingerprints: no binary at $bin (swift build -c release --product anchorkit)" >&2; exit 1; }
 rm -rf "$out"; mkdir -p "$out"; cd "$root"
 for d in Datasets/*; do n=$(basename "$d"); extra=()
+  [ -f "$d/sequence.json" ] || continue  # qr-photos: photos, not a sequence
   [ "$n" = room-walk ] && extra=(--world --planes horizontal,vertical)
   "$bin" track "$d" "${extra[@]}" -o "$out/$n.jsonl" --quiet > /dev/null
   "$bin" score "$d" "$out/$n.jsonl" > "$out/$n.score.txt"

@@ -17,7 +17,9 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <chrono>
 #include <exception>
+#include <functional>
 #include <map>
 #include <memory>
 #include <new>
@@ -69,9 +71,40 @@ namespace akcv {
 // the template's model, its code, bordered and smoothed pictures, and the smoothed image crop.
 struct TemplateScratch {
     TemplateModel model;
+    cv::Mat modules;  // a marker's picture at one pixel per module
     cv::Mat code, image, smooth, crop;
     cv::Mat kept;  // following: the template of the finest stage aligned so far
 };
+
+// Where a drawn code template lies: its geometry, and where it was aligned.
+struct TemplatePlacement {
+    int side = 0, margin = 0;  // template px: the code with its border, and the white quiet zone
+    cv::Matx33d H;             // template px -> image px
+};
+
+// Template alignment of any square code whose picture is known (marker_refinement.cpp): `code` is
+// that picture at one pixel per module (0 black, 255 white; a marker's border or a QR code's
+// finder patterns included), `quad` its outer corners (TL, TR, BR, BL, image px).
+// The ideal picture, blurred by `blur` (Gaussian sigma per code axis, image px; NaN: unmeasured)
+// at the scale of `quad`, aligned to `gray` from `quad`. False, with `quad` unchanged, when the
+// alignment does not converge or moves a corner more than `reach` modules. `sigma_cap`: the most
+// template blur allowed (template px). On success `fit` (when not null) gets the template's
+// geometry for template_correlation.
+bool align_code_template(const cv::Mat &code, TemplateScratch &scratch, const cv::Mat &gray, std::vector<cv::Point2f> &quad,
+                         cv::Vec2d blur, double sigma_cap, double reach, double tolerance, bool translation_only,
+                         TemplatePlacement *fit);
+// The detection refinement: no corner may move more than half a module.
+bool refine_code_template(const cv::Mat &code, TemplateScratch &scratch, const cv::Mat &gray, std::vector<cv::Point2f> &quad,
+                          cv::Vec2d blur, TemplatePlacement *fit);
+// Pearson correlation between a template `t` (CV_32F) placed by `fit` and the image under it,
+// over the template pixels (every `stride`-th each way) that fall inside the image; NaN when
+// fewer than a third do.
+double template_correlation(const cv::Mat &t, const cv::Mat &gray, const TemplatePlacement &fit, int stride = 1);
+// Follows a code from predicted corners: its template moved, then aligned coarse to fine, then
+// `refine` (the detection refinement from there). The correlation of the finest template that
+// aligned with the image, `quad` replaced; NaN (quad unchanged) when none did.
+double follow_code(const cv::Mat &code, TemplateScratch &scratch, const cv::Mat &gray, std::vector<cv::Point2f> &quad,
+                   const std::function<bool(std::vector<cv::Point2f> &, TemplatePlacement *)> &refine);
 
 }  // namespace akcv
 
@@ -130,6 +163,21 @@ bool refine_template_from(ak_marker_detector &det, const cv::Mat &gray, int id, 
 double follow_marker(ak_marker_detector &det, const cv::Mat &gray, int id, std::vector<cv::Point2f> &quad);
 }  // namespace akcv
 
+// ---------------------------------------------------------------- QR refinement (qr_refinement.cpp)
+namespace akcv {
+// Modules per side of the QR code whose corners (TL, TR, BR, BL) are roughly `quad`, measured along
+// each finder pattern's diagonal; 0 when fewer than two finder patterns read as one.
+int estimate_qr_modules(const cv::Mat &gray, const cv::Point2f quad[4]);
+// `quad` replaced by the homography fitted to the finder patterns' sub-pixel corners (true) or left
+// as it is (false: too small, too few corners, a poor fit, or a corner moved further than
+// `max_shift_modules` modules); `rms` gets the fit's residual, px.
+bool refine_qr(const cv::Mat &gray, int modules, cv::Point2f quad[4], double max_shift_modules, double &rms);
+// The picture of the n-module QR code at `quad`, one pixel per module (0 black, 255 white): its
+// function patterns as the standard draws them, every other module sampled at its centre and
+// thresholded halfway between the finder patterns' black and white. False when the finder patterns
+// show too little contrast.
+bool sample_qr_code(const cv::Mat &gray, int n, const cv::Point2f quad[4], cv::Mat &code);
+}  // namespace akcv
 struct ak_video_reader {
     cv::VideoCapture cap;
     cv::Mat first;           // the frame decoded by open() to check decodability
@@ -214,6 +262,27 @@ struct ak_aligner {
 // ---------------------------------------------------------------- helpers
 
 namespace akcv {
+
+// Adds the wall-clock time from its construction to stop() (or to the end of its scope) to
+// `total`, in seconds: a handle's time profile (ak_marker_detector_profile, ak_code_reader_profile).
+class StageTimer {
+public:
+    explicit StageTimer(double &total) : total_(&total), start_(std::chrono::steady_clock::now()) {}
+    StageTimer(const StageTimer &) = delete;
+    StageTimer &operator=(const StageTimer &) = delete;
+    ~StageTimer() { stop(); }
+
+    void stop() {
+        if (!total_) return;
+        *total_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+        total_ = nullptr;
+    }
+
+private:
+    double *total_;
+    std::chrono::steady_clock::time_point start_;
+};
+
 
 // Hard limit on image areas accepted as arguments (width * height).
 constexpr int64_t kMaxPixels = 100LL * 1000 * 1000;

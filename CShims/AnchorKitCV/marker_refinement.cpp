@@ -10,6 +10,7 @@
 #include <array>
 #include <cmath>
 #include <limits>
+#include <functional>
 #include <optional>
 
 namespace akcv {
@@ -203,6 +204,9 @@ namespace {
 // Template pixels per module: at least 4 (a 2-3 px module is upsampled), at most 10 (a larger
 // template costs time and adds no accuracy).
 constexpr double kTemplatePixelsPerModuleMin = 4, kTemplatePixelsPerModuleMax = 10;
+// ... for codes of up to this many modules a side (markers: at most 10 with their border); larger
+// ones get proportionally fewer, down to 2.
+constexpr double kTemplateModulesFull = 10, kTemplatePixelsPerModuleFloor = 2;
 // The template is blurred to look like the image, with a Gaussian per template axis whose sigma in
 // image pixels is what refine_edges measured across the sides of that direction, less the
 // template pixels' own width (variance 1/12 px^2). A template sharper or blurrier than the image
@@ -230,23 +234,23 @@ constexpr double kTemplateGradientShare = 0.1;
 constexpr int kTemplateIterations = 30;
 constexpr double kTemplateTolerance = 0.01;
 
-// Where a drawn marker template lies: its geometry, and where it was aligned.
-struct TemplatePlacement {
-    int side = 0, margin = 0;  // template px: the code with its border, and the white quiet zone
-    cv::Matx33d H;             // template px -> image px
-};
 
-// Draws marker `id` into scratch.smooth at the scale of `quad`, blurred like an image whose
-// edges have `blur` (Gaussian sigma, image px, across the sides of each marker axis; see
-// align_quad_template). The blur is converted per axis, with the module's width along that axis:
-// a marker seen obliquely is foreshortened along one. Its geometry goes to `placement` (H is left
-// alone).
-void draw_marker_template(const ak_marker_detector &det, TemplateScratch &scratch, int id, const std::vector<cv::Point2f> &quad,
-                          cv::Vec2d blur, double sigma_cap, bool smooth_image, TemplatePlacement &placement) {
-    const int modules = det.dict->markerSize + 2 * det.params->markerBorderBits;
+// Draws `code` (one pixel per module, borders included) into scratch.smooth at the scale of `quad`,
+// blurred like an image whose edges have `blur` (Gaussian sigma, image px, across the sides of each
+// code axis; see align_code_template). The blur is converted per axis, with the module's width
+// along that axis: a code seen obliquely is foreshortened along one. Its geometry goes to
+// `placement` (H is left alone).
+void draw_code_template(const cv::Mat &code, TemplateScratch &scratch, const std::vector<cv::Point2f> &quad,
+                        cv::Vec2d blur, double sigma_cap, bool smooth_image, TemplatePlacement &placement) {
+    const int modules = code.cols;
     const double module = module_size(quad, modules);
     const cv::Vec2d across = axis_modules(quad, modules);
-    const int ppm = static_cast<int>(std::lround(std::min(kTemplatePixelsPerModuleMax, std::max(kTemplatePixelsPerModuleMin, module))));
+    // Codes of many modules (QR) keep their template about as large as a marker's: fewer template
+    // pixels a module (the range shrinks in proportion above kTemplateModulesFull modules).
+    const double shrink = std::min(1.0, kTemplateModulesFull / modules);
+    const double least = std::max(kTemplatePixelsPerModuleFloor, kTemplatePixelsPerModuleMin * shrink),
+                 most = std::max(least, kTemplatePixelsPerModuleMax * shrink);
+    const int ppm = static_cast<int>(std::lround(std::min(most, std::max(least, module))));
     const int side = modules * ppm, margin = std::max(2, ppm / 2);
     double sigma[2];
     for (int a = 0; a < 2; ++a) {
@@ -255,7 +259,8 @@ void draw_marker_template(const ak_marker_detector &det, TemplateScratch &scratc
         const double in_template = b * ppm / across[a];
         sigma[a] = std::min(sigma_cap, std::max(kTemplateSigmaMin, std::sqrt(std::max(0.0, in_template * in_template - 1.0 / 12))));
     }
-    cv::aruco::drawMarker(det.dict, id, side, scratch.code, det.params->markerBorderBits);
+    // As cv::aruco::drawMarker draws a marker: its bits scaled up by nearest neighbour.
+    cv::resize(code, scratch.code, cv::Size(side, side), 0, 0, cv::INTER_NEAREST);
     cv::copyMakeBorder(scratch.code, scratch.image, margin, margin, margin, margin, cv::BORDER_CONSTANT, cv::Scalar(255));
     scratch.image.convertTo(scratch.smooth, CV_32F);
     cv::GaussianBlur(scratch.smooth, scratch.smooth, cv::Size(0, 0), sigma[0], sigma[1], cv::BORDER_REPLICATE);
@@ -277,20 +282,17 @@ cv::Matx33d template_to_quad(const TemplatePlacement &placement, const std::vect
     return cv::Matx33d(cv::getPerspectiveTransform(model.data(), local));
 }
 
-// The ideal picture of marker `id`, blurred by `blur` (Gaussian sigma per marker axis, image px;
-// NaN: unmeasured) at the scale of `quad`, aligned to `gray` from `quad`. False, with `quad`
-// unchanged, when the alignment does not converge or moves a corner more than `reach` modules.
-// `sigma_cap`: the most template blur allowed (template px). On success `fit` (when not null) gets
-// the template's geometry for template_correlation.
-bool align_quad_template(const ak_marker_detector &det, TemplateScratch &scratch, const cv::Mat &gray, int id,
-                         std::vector<cv::Point2f> &quad, cv::Vec2d blur, double sigma_cap, double reach, double tolerance,
-                         bool translation_only, TemplatePlacement *fit) {
-    const int modules = det.dict->markerSize + 2 * det.params->markerBorderBits;
+}  // namespace
+
+bool align_code_template(const cv::Mat &code, TemplateScratch &scratch, const cv::Mat &gray, std::vector<cv::Point2f> &quad,
+                         cv::Vec2d blur, double sigma_cap, double reach, double tolerance, bool translation_only,
+                         TemplatePlacement *fit) {
+    const int modules = code.cols;
     const double module = module_size(quad, modules);
     if (!(module > 0)) return false;
     const bool smooth_image = module < kSmoothedImageBelowModule;
     TemplatePlacement placement;
-    draw_marker_template(det, scratch, id, quad, blur, sigma_cap, smooth_image, placement);
+    draw_code_template(code, scratch, quad, blur, sigma_cap, smooth_image, placement);
     if (!prepare_template(scratch.smooth, kTemplateGradientShare, translation_only, scratch.model)) return false;
 
     cv::Point2f origin(0, 0);
@@ -322,22 +324,35 @@ bool align_quad_template(const ak_marker_detector &det, TemplateScratch &scratch
     return true;
 }
 
+bool refine_code_template(const cv::Mat &code, TemplateScratch &scratch, const cv::Mat &gray, std::vector<cv::Point2f> &quad,
+                          cv::Vec2d blur, TemplatePlacement *fit) {
+    return align_code_template(code, scratch, gray, quad, blur, kTemplateSigmaMax, 0.5, kTemplateTolerance, false, fit);
+}
+
+namespace {
+
+// Marker `id`'s picture, one pixel per module (its border included), in scratch.modules.
+const cv::Mat &marker_code(const ak_marker_detector &det, TemplateScratch &scratch, int id) {
+    const int modules = det.dict->markerSize + 2 * det.params->markerBorderBits;
+    cv::aruco::drawMarker(det.dict, id, modules, scratch.modules, det.params->markerBorderBits);
+    return scratch.modules;
+}
+
 // Refines one identified quad, given the blur of its edges (refine_quad_edges): no corner may move
 // more than half a module.
 bool refine_quad_template(const ak_marker_detector &det, TemplateScratch &scratch, const cv::Mat &gray, int id,
                           std::vector<cv::Point2f> &quad, cv::Vec2d blur,
                           TemplatePlacement *fit = nullptr) {
-    return align_quad_template(det, scratch, gray, id, quad, blur, kTemplateSigmaMax, 0.5, kTemplateTolerance, false, fit);
+    return refine_code_template(marker_code(det, scratch, id), scratch, gray, quad, blur, fit);
 }
 
 // Detections' correlations are measured on every second template pixel each way: a quarter of the
 // cost, and the correlation of a smooth template barely changes.
 constexpr int kDetectionCorrelationStride = 2;
 
-// Pearson correlation between a template `t` (CV_32F) placed by `fit` and the image under it,
-// over the template pixels (every `stride`-th each way) that fall inside the image; NaN when
-// fewer than a third do.
-double template_correlation(const cv::Mat &t, const cv::Mat &gray, const TemplatePlacement &fit, int stride = 1) {
+}  // namespace
+
+double template_correlation(const cv::Mat &t, const cv::Mat &gray, const TemplatePlacement &fit, int stride) {
     double n = 0, st = 0, si = 0, stt = 0, sii = 0, sti = 0;
     for (int y = 0; y < t.rows; y += stride)
         for (int x = 0; x < t.cols; x += stride) {
@@ -352,6 +367,8 @@ double template_correlation(const cv::Mat &t, const cv::Mat &gray, const Templat
     const double vt = stt - st * st / n, vi = sii - si * si / n, c = sti - st * si / n;
     return vt > 0 && vi > 0 ? c / std::sqrt(vt * vi) : 0.0;
 }
+
+namespace {
 
 // Following: from predicted corners the template, blurred by about a module, is first moved without
 // changing its shape (the prediction's shape is good; a blurred, foreshortened marker leaves a free
@@ -397,8 +414,9 @@ bool refine_template_from(ak_marker_detector &det, const cv::Mat &gray, int id, 
     return refine_placed_template(det, gray, id, quad, nullptr);
 }
 
-double follow_marker(ak_marker_detector &det, const cv::Mat &gray, int id, std::vector<cv::Point2f> &quad) {
-    const int modules = det.dict->markerSize + 2 * det.params->markerBorderBits;
+double follow_code(const cv::Mat &code, TemplateScratch &scratch, const cv::Mat &gray, std::vector<cv::Point2f> &quad,
+                   const std::function<bool(std::vector<cv::Point2f> &, TemplatePlacement *)> &refine) {
+    const int modules = code.cols;
     double correlation = std::numeric_limits<double>::quiet_NaN();
     if (!(module_size(quad, modules) > 0)) return correlation;
     // Coarse to fine; each stage starts where the last converged, and the finest that converges
@@ -411,19 +429,27 @@ double follow_marker(ak_marker_detector &det, const cv::Mat &gray, int id, std::
         if (stage < kCoarseStages) {
             cv::Vec2d blur = kFollowStageBlurModules[stage] * axis_modules(moved, modules);
             for (int a = 0; a < 2; ++a) blur[a] = std::min(blur[a], kFollowStageBlurMax[stage]);
-            aligned = align_quad_template(det, det.scratch, gray, id, moved, blur, kFollowSigmaCap, kFollowReach[stage], kFollowTolerance[stage],
+            aligned = align_code_template(code, scratch, gray, moved, blur, kFollowSigmaCap, kFollowReach[stage], kFollowTolerance[stage],
                                           stage == 0, &fit);
         } else {
-            aligned = refine_placed_template(det, gray, id, moved, &fit);
+            aligned = refine(moved, &fit);
         }
         if (!aligned) break;
-        cv::swap(det.scratch.smooth, det.scratch.kept);
+        cv::swap(scratch.smooth, scratch.kept);
         finest = fit;
     }
     if (!finest) return correlation;
-    correlation = template_correlation(det.scratch.kept, gray, *finest);
+    correlation = template_correlation(scratch.kept, gray, *finest);
     if (std::isfinite(correlation)) quad = moved;
     return correlation;
+}
+
+double follow_marker(ak_marker_detector &det, const cv::Mat &gray, int id, std::vector<cv::Point2f> &quad) {
+    // The code is drawn once here: the final stage's refinement redraws scratch.modules itself.
+    const cv::Mat code = marker_code(det, det.scratch, id).clone();
+    return follow_code(code, det.scratch, gray, quad, [&](std::vector<cv::Point2f> &moved, TemplatePlacement *fit) {
+        return refine_placed_template(det, gray, id, moved, fit);
+    });
 }
 
 }  // namespace akcv

@@ -221,26 +221,6 @@ void ak_marker_detector_free(ak_marker_detector *detector) { delete detector; }
 
 namespace {
 
-// Adds the wall-clock time from its construction to stop() (or to the end of its scope) to
-// `total`, in seconds: the detector's time profile (ak_marker_detector_profile).
-class StageTimer {
-public:
-    explicit StageTimer(double &total) : total_(&total), start_(std::chrono::steady_clock::now()) {}
-    StageTimer(const StageTimer &) = delete;
-    StageTimer &operator=(const StageTimer &) = delete;
-    ~StageTimer() { stop(); }
-
-    void stop() {
-        if (!total_) return;
-        *total_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
-        total_ = nullptr;
-    }
-
-private:
-    double *total_;
-    std::chrono::steady_clock::time_point start_;
-};
-
 // The markers' ids and unrefined corners, into detector->corners / ids: from AprilTag 3 when the
 // detector has one (quads searched at 1 / `decimation` of the resolution; its detections already in
 // OpenCV's convention), else from OpenCV's ArUco detector.
@@ -263,7 +243,7 @@ void detect_candidates(ak_marker_detector &det, const cv::Mat &gray, double deci
 // decimated by 1 / scale (its edges are fitted at full resolution), OpenCV in an area-averaged copy.
 void run_detection(ak_marker_detector &det, const ak_image &image, const cv::Rect *region, double scale) {
     det.profile.calls += 1;
-    StageTimer candidates(det.profile.candidates);
+    akcv::StageTimer candidates(det.profile.candidates);
     const cv::Mat *gray = &image.mat;
     if (image.mat.channels() == 3) {
         cv::cvtColor(image.mat, det.gray, cv::COLOR_BGR2GRAY);
@@ -290,15 +270,15 @@ void run_detection(ak_marker_detector &det, const ak_image &image, const cv::Rec
     }
     candidates.stop();
     if (det.subpix) {
-        const StageTimer timer(det.profile.subpixel);
+        const akcv::StageTimer timer(det.profile.subpixel);
         refine_subpix(det, *gray);
     }
     if (det.template_refinement) {
         {
-            const StageTimer timer(det.profile.edges);
+            const akcv::StageTimer timer(det.profile.edges);
             refine_edges(det, *gray);
         }
-        const StageTimer timer(det.profile.template_alignment);
+        const akcv::StageTimer timer(det.profile.template_alignment);
         refine_template(det, *gray);
     }
 }
@@ -396,7 +376,7 @@ ak_status ak_marker_detector_refine_template(ak_marker_detector *detector, const
         std::vector<cv::Point2f> quad;
         if (ak_status s = known_marker_arguments(fn, detector, image, id, corners, refined, gray, quad)) return s;
         detector->profile.calls += 1;
-        const StageTimer timer(detector->profile.template_alignment);
+        const akcv::StageTimer timer(detector->profile.template_alignment);
         if (!refine_template_from(*detector, *gray, id, quad)) return AK_OK;
         write_corners(quad, corners);
         *refined = 1;
@@ -413,7 +393,7 @@ ak_status ak_marker_detector_follow(ak_marker_detector *detector, const ak_image
         std::vector<cv::Point2f> quad;
         if (ak_status s = known_marker_arguments(fn, detector, image, id, corners, correlation, gray, quad)) return s;
         detector->profile.calls += 1;
-        const StageTimer timer(detector->profile.template_alignment);
+        const akcv::StageTimer timer(detector->profile.template_alignment);
         *correlation = follow_marker(*detector, *gray, id, quad);
         if (std::isfinite(*correlation)) write_corners(quad, corners);
         return AK_OK;

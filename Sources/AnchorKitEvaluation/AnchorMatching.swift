@@ -19,8 +19,10 @@ public enum AnchorMatching {
     }
 
     /// The group an anchor is matched within: a marker's identifier without its instance
-    /// (`marker/<dictionary>/<id>`), any other anchor's identifier.
+    /// (`marker/<dictionary>/<id>`), a QR code's payload (ids of codes are each toolkit's own), any
+    /// other anchor's identifier.
     public static func group(of anchor: Anchor) -> String {
+        if anchor.kind == .qr, let payload = anchor.payload { return "qr:" + (payload.streamEncoding ?? "") + ":" + payload.streamValue }
         guard let code = anchor.markerCode else { return anchor.identifier }
         return Anchor.markerIdentifier(dictionary: code.dictionary, id: code.id)
     }

@@ -16,6 +16,8 @@ public struct ScenePlane {
         public var instance: Int? = nil
         /// The target's size in metres (a marker's black square; it is centred on the plane).
         public var extent: SIMD2<Double>
+        /// Codes: the payload.
+        public var payload: CodePayload? = nil
     }
 
     /// A surface a plane detector should find (a floor, a table top, a wall): ground truth lists

@@ -129,7 +129,7 @@ public struct SequenceSynthesizer {
             name: scene.name, fps: scene.framesPerSecond,
             frames: storage == .video ? nil : "frames/%06d.png", video: storage == .video ? "video.mp4" : nil,
             camera: camera, images: images.isEmpty ? nil : images, markers: scene.markers.isEmpty ? nil : scene.markers,
-            gravity: "gravity.jsonl", groundTruth: "groundtruth.jsonl")
+            qrCodes: scene.qrCodes.isEmpty ? nil : scene.qrCodes, gravity: "gravity.jsonl", groundTruth: "groundtruth.jsonl")
         let json = JSONEncoder()
         json.outputFormatting = [.prettyPrinted, .sortedKeys]
         try json.encode(description).write(to: URL(fileURLWithPath: folder + "/sequence.json"))
@@ -195,10 +195,11 @@ public struct SequenceSynthesizer {
                     visible = max(0, min(1, area / ConvexPolygon.area(corners)))
                 }
                 var anchor = Anchor(
-                    identifier: target.identifier, kind: target.kind, name: target.name, isTracked: visible > 0,
+                    identifier: target.identifier, kind: target.kind, name: target.kind == .qr ? nil : target.name, isTracked: visible > 0,
                     transform: gtWorldFromScene * plane.pose(t), extent: target.extent,
                     corners: visible > 0 ? corners : nil, visible: (visible * 1e4).rounded() / 1e4)
                 anchor.instance = target.instance
+                anchor.payload = target.payload
                 anchors.append(anchor)
             }
             if let surface = plane.surface {

@@ -1,5 +1,6 @@
 import Foundation
 import AnchorKit
+import AnchorKitMedia
 import AnchorKitRendering
 /// Everything needed to render a synthetic recorded sequence with exact ground truth.
 public struct SyntheticScene {
@@ -32,6 +33,8 @@ public struct SyntheticScene {
     public var background = 90.0
     /// The marker sets to list in sequence.json.
     public var markers: [MarkerSet] = []
+    /// The QR codes to list in sequence.json (each payload once, with its size).
+    public var qrCodes: [SequenceDescription.QRCodeTarget] = []
     /// Reference images that are listed in sequence.json but not in the scene (distractors).
     public var distractors: [(name: String, image: Image, physicalWidth: Double)] = []
     /// Seed of all randomness (noise, shake).

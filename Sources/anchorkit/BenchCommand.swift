@@ -9,7 +9,7 @@ struct BenchCommand: ParsableCommand {
         commandName: "bench",
         abstract: "Benchmarks on public data.",
         discussion: "Example: anchorkit bench oxford ../shared/datasets/oxford-affine",
-        subcommands: [OxfordBench.self, OverlayBench.self, MarkerPhotoBench.self])
+        subcommands: [OxfordBench.self, OverlayBench.self, MarkerPhotoBench.self, QRPhotoBench.self])
 }
 
 /// Reference-image detection on the Oxford affine-regions pairs: img1 of each sequence is the

@@ -8,6 +8,10 @@ struct FrameInput {
     let source: FrameSource
     let camera: CameraIntrinsics
     let markers: [MarkerSet]
+    /// The sequence's QR codes, each payload's size.
+    let qrSizes: [QRCodeSet.PayloadSize]
+    /// The payloads the sequence lists.
+    let qrPayloads: [CodePayload]
     /// Reference images (from --image, else the sequence's), with the folder their files are in.
     let images: [SequenceDescription.ImageTarget]
     let imageFolder: String
@@ -27,6 +31,8 @@ struct FrameInput {
         let exists = fm.fileExists(atPath: input, isDirectory: &isDirectory)
         var sequenceCamera: CameraIntrinsics?
         var sequenceMarkers: [MarkerSet] = []
+        var sequenceCodes: [QRCodeSet.PayloadSize] = []
+        var sequencePayloads: [CodePayload] = []
         var sequenceImages: [SequenceDescription.ImageTarget] = []
         var gravity: String?
         var folder = FileManager.default.currentDirectoryPath
@@ -43,6 +49,8 @@ struct FrameInput {
             source = try sequence.openFrames()
             sequenceCamera = sequence.description.camera
             sequenceMarkers = sequence.description.markers ?? []
+            sequencePayloads = (sequence.description.qrCodes ?? []).compactMap(\.codePayload)
+            sequenceCodes = (sequence.description.qrCodes ?? []).compactMap { c in c.codePayload.map { .init(payload: $0, size: c.size) } }
             sequenceImages = sequence.description.images ?? []
             folder = sequence.folder
             gravity = sequence.description.gravity.map(sequence.resolve)
@@ -54,6 +62,8 @@ struct FrameInput {
             throw InputError(input, "no such file or folder")
         }
         gravityPath = gravity
+        qrSizes = sequenceCodes
+        qrPayloads = sequencePayloads
         self.photos = photos
         isOneFrame = source.expectedFrameCount == 1
         // Decoding overlaps tracking (and the set-up below) from here on.

@@ -1,16 +1,19 @@
 import AnchorKit
 
-/// The listed markers (sets that name their ids) and reference images a run never found, for its
-/// summary: a target that never shows up is usually a wrong id, size or dictionary, not absent.
+/// The listed markers (sets that name their ids), QR codes (a sequence's qrCodes) and reference
+/// images a run never found, for its summary: a target that never shows up is usually a wrong id,
+/// size or dictionary, not absent.
 struct NeverFound {
     /// Listed marker ids per dictionary name (as in anchor ids), and reference image names.
     private var markers: [String: Set<Int>] = [:]
     private var images: Set<String>
+    private var codes: Set<CodePayload>
     /// Every dictionary searched, and those of which some marker was seen.
     private var dictionaries: [String] = []
     private var dictionariesSeen = Set<String>()
 
-    init(markers sets: [MarkerSet], imageNames: [String]) {
+    init(markers sets: [MarkerSet], imageNames: [String], codes: [CodePayload] = []) {
+        self.codes = Set(codes)
         for set in sets {
             guard let name = try? MarkerDictionary.resolve(set.dictionary).name else { continue }
             if !dictionaries.contains(name) { dictionaries.append(name) }
@@ -29,6 +32,7 @@ struct NeverFound {
                     dictionariesSeen.insert(code.dictionary)
                 }
             case .image: images.remove(anchor.name ?? "")
+            case .qr: if let payload = anchor.payload { codes.remove(payload) }
             case .plane: break
             }
         }
@@ -42,7 +46,7 @@ struct NeverFound {
     var summary: String? {
         let parts = markers.filter { !$0.value.isEmpty }.sorted { $0.key < $1.key }
             .map { "marker \($0.key) " + $0.value.sorted().map(String.init).joined(separator: ", ") }
-            + images.sorted().map { "image \($0)" }
+            + images.sorted().map { "image \($0)" } + codes.sorted().map { "QR code \"\($0.streamValue)\"" }
         return parts.isEmpty ? nil : parts.joined(separator: "; ")
     }
 }

@@ -41,7 +41,7 @@ struct SynthCommand: ParsableCommand {
     func run() throws {
         try reportingErrors {
             if list {
-                (MarkerScenes.names + ImageScenes.names + RoomScenes.names).forEach { print($0) }
+                (MarkerScenes.names + CodeScenes.names + ImageScenes.names + RoomScenes.names).forEach { print($0) }
                 return
             }
             guard let scene, let output else { throw ValidationError("give a scene name and -o FOLDER (or --list)") }
@@ -57,6 +57,8 @@ struct SynthCommand: ParsableCommand {
             var description: SyntheticScene
             if MarkerScenes.names.contains(scene) {
                 description = try MarkerScenes.scene(named: scene, frameCount: frames)
+            } else if CodeScenes.names.contains(scene) {
+                description = try CodeScenes.scene(named: scene, frameCount: frames)
             } else if RoomScenes.names.contains(scene) {
                 description = try RoomScenes.scene(named: scene, frameCount: frames)
             } else {

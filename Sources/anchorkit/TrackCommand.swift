@@ -39,9 +39,11 @@ struct TrackCommand: ParsableCommand {
             let writer = try AnchorStreamWriter(path: output)
             let progress = ProgressLine("track", quiet: quiet)
             var frames = 0, observations = 0, anchors = 0, normal = 0, planesFound = 0
+            var warnedUnsized = false
             var scale: WorldScale?
             var neverFound = NeverFound(markers: session.configuration.markers,
-                                        imageNames: session.configuration.referenceImages?.images.map(\.name) ?? [])
+                                        imageNames: session.configuration.referenceImages?.images.map(\.name) ?? [],
+                                        codes: input.qrPayloads)
             var stages = StageProfile()
             let lookahead = LookaheadFrames(first: input.firstFrame, source: input.source, session: session)
             var next = try lookahead.next()
@@ -53,6 +55,11 @@ struct TrackCommand: ParsableCommand {
                 try writer.write(update)
                 stages.add(.writing, since: writing)
                 neverFound.record(update)
+                if !warnedUnsized, let unsized = session.codesWithoutSize.first {
+                    // Told when first read, not at the end: the run's QR anchors will lack it.
+                    progress.warn("a QR code holding \"\(unsized.streamValue)\" has no size, so no anchor: give --qr SIZE_METRES or --qr-size PATTERN=SIZE_METRES")
+                    warnedUnsized = true
+                }
                 frames += 1
                 if frames == Self.framesBeforeDictionaryWarning, !neverFound.dictionariesNotSeen.isEmpty, !input.isOneFrame {
                     progress.warn("no \(neverFound.dictionariesNotSeen.joined(separator: " or ")) marker in the first \(frames) frames: "
@@ -77,6 +84,7 @@ struct TrackCommand: ParsableCommand {
             print("track: \(frames) frames, \(camera)\(planeCount)\(anchors - planesFound) anchors, \(observations) tracked observations, "
                   + String(format: "%.1f frames/s (start-up %.2f s)", rate, startUp) + " -> \(output)")
             if let missing = neverFound.summary { print("track: never found: \(missing)") }
+
             if profile {
                 let wall = progress.elapsed
                 if let decoding = (input.source as? PrefetchingFrameSource)?.decoding {

@@ -19,6 +19,14 @@ struct TrackingOptions: ParsableArguments {
     @Option(help: "A reference database from `anchorkit reference-db` (replaces the reference images of the sequence and of --image).")
     var references: String?
 
+    @Option(name: .customLong("qr"),
+            help: "QR codes (and Micro QR, Data Matrix, Aztec): the printed side of their square in metres, finder patterns included, quiet zone excluded (e.g. 0.05). Codes are anchors of type qr with their payload.")
+    var qrSize: Double?
+
+    @Option(name: .customLong("qr-size"), parsing: .singleValue,
+            help: "The size of the QR codes whose payload matches a shell pattern, PATTERN=SIZE_METRES (repeatable; the first match wins, then the sequence's qrCodes, then --qr), e.g. 'https://example.org/*=0.05'.")
+    var qrSizes: [String] = []
+
     @Option(help: "How many reference images are followed at once.")
     var maxImages: Int = 4
 
@@ -96,8 +104,11 @@ struct TrackingOptions: ParsableArguments {
         guard freezePlanesAfter == nil || planeDetection != nil else { throw ValidationError("--freeze-planes-after needs --planes") }
         let world = self.world || planeDetection != nil
         guard world || (gravity == nil && poses == nil) else { throw ValidationError("--gravity and --poses need --world") }
-        guard world || !input.markers.isEmpty || !input.images.isEmpty || references != nil else {
-            throw ValidationError("nothing to track: give --world, --markers DICTIONARY:SIZE, --image NAME=PATH:WIDTH, or a sequence.json with targets")
+        let sizes = try qrSizes.map(QRCodeSet.PayloadSize.init(argument:)) + input.qrSizes
+        if let qrSize, let problem = Plausible.physicalSizeProblem(qrSize, of: "--qr") { throw ValidationError(problem) }
+        let codes = qrSize == nil && sizes.isEmpty ? nil : QRCodeSet(defaultSize: qrSize, sizes: sizes)
+        guard world || !input.markers.isEmpty || !input.images.isEmpty || references != nil || codes != nil else {
+            throw ValidationError("nothing to track: give --world, --markers DICTIONARY:SIZE, --image NAME=PATH:WIDTH, --qr SIZE, or a sequence.json with targets")
         }
         guard maxImages >= 1 else { throw ValidationError("--max-images must be at least 1") }
         let refinements: [String: MarkerDetectionParameters.CornerRefinement] = [
@@ -109,6 +120,7 @@ struct TrackingOptions: ParsableArguments {
         let referenceSet = try references.map(ReferenceDatabase.read(contentsOf:))
             ?? (input.images.isEmpty ? nil : try ReferenceImageSet(targets: input.images, folder: input.imageFolder))
         var configuration = Configuration(camera: input.camera, markers: input.markers, referenceImages: referenceSet)
+        configuration.qrCodes = codes
         configuration.independentFrames = photos || (input.isOneFrame && !world && planes == nil)
         configuration.imageTracking.maximumTracked = maxImages
         if world {
@@ -139,12 +151,14 @@ struct TrackingOptions: ParsableArguments {
         case "none":
             configuration.markerTracking.filter = nil
             configuration.imageTracking.filter = nil
+            configuration.qrTracking.filter = nil
         default: throw ValidationError("--filter must be kalman or none")
         }
         switch mode {
         case "tracking": break
         case "detect-every-frame":
             configuration.markerTracking = .detectEveryFrame
+            configuration.qrTracking = .readEveryFrame
             configuration.imageTracking.detectEveryFrame = true
             configuration.imageTracking.filter = nil
             if cornerRefinement == "template" { configuration.markerDetection.cornerRefinement = .subpixel }

@@ -211,6 +211,29 @@ struct CLITests {
         #expect(render.status == 0 && render.stderr.contains("overlay 1 on \"stary\": no reference image"), "\(render.stderr)")
     }
 
+    /// QR codes from the command line: a photo with --qr, a size pattern that matches nothing (warned
+    /// about when first read), a malformed --qr-size, and the photo benchmark's JSON.
+    @Test func qrCodesFromTheCommandLine() async throws {
+        let out = TemporaryFolder("qr")
+        let photo = Paths.dataset("qr-photos") + "/qrcode-4-01.png"
+        let camera = out.file("camera.json")
+        try #"{"width": 240, "height": 240, "fx": 300, "fy": 300, "cx": 119.5, "cy": 119.5}"#.write(toFile: camera, atomically: true, encoding: .utf8)
+        let sized = try await Self.run(["track", photo, "--camera", camera, "--qr", "0.05", "-o", out.file("a.jsonl"), "--quiet"])
+        #expect(sized.status == 0, "\(sized.stderr)")
+        let line = try String(contentsOfFile: out.file("a.jsonl"), encoding: .utf8)
+        #expect(line.contains(#""type":"qr""#) && line.contains(#""payload":"Google Print Ads - T.G.I.A.F. - January 31, 2008""#), "\(line)")
+        let unsized = try await Self.run(["track", photo, "--camera", camera, "--qr-size", "https://*=0.05", "-o", out.file("b.jsonl"), "--quiet"])
+        #expect(unsized.status == 0 && unsized.stderr.contains("has no size, so no anchor"), "\(unsized.stderr)")
+        let bad = try await Self.run(["track", photo, "--camera", camera, "--qr-size", "https://*", "-o", out.file("c.jsonl"), "--quiet"])
+        Self.expectCleanFailure(bad, mentions: ["PATTERN=SIZE_METRES"])
+        #expect(!FileManager.default.fileExists(atPath: out.file("c.jsonl")))
+        let bench = try await Self.run(["bench", "qr-photos", Paths.dataset("qr-photos"), "--repeats", "1", "--json"], timeout: 120)
+        #expect(bench.status == 0, "\(bench.stderr)")
+        let report = try #require(try JSONSerialization.jsonObject(with: Data(bench.stdout.utf8)) as? [String: Any])
+        let readers = try #require(report["readers"] as? [[String: Any]])
+        #expect((readers.first?["read"] as? Int ?? 0) >= 53)
+    }
+
     @Test func versionAndRaycastJSON() async throws {
         let v = try await Self.run(["--version"])
         #expect(v.status == 0 && v.stdout.trimmingCharacters(in: .whitespacesAndNewlines) == AnchorKitVersionForTests.expected)

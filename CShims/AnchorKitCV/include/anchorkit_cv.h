@@ -20,6 +20,7 @@
 #include "anchorkit_image.h"
 #include "anchorkit_video.h"
 #include "anchorkit_markers.h"
+#include "anchorkit_codes.h"
 #include "anchorkit_pose.h"
 #include "anchorkit_features.h"
 #include "anchorkit_homography.h"

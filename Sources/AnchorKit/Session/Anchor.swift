@@ -1,23 +1,31 @@
-/// Something tracked in the world: a printed marker, a reference image or a plane (ARAnchor).
+/// Something tracked in the world: a printed marker, a QR code, a reference image or a plane (ARAnchor).
 ///
 /// Serialises to one entry of an anchor-stream line (../shared/FORMATS.md).
 public struct Anchor: Equatable, Sendable {
     /// What kind of target an anchor stands for.
     public enum Kind: String, Codable, Sendable {
         case image, marker, plane
+        /// A QR code (or another 2-D code: Micro QR, Data Matrix, Aztec) with its payload.
+        case qr
     }
 
     /// Stable id across frames: `marker/<dictionary>/<id>` (`.../<id>/<instance>` for a further
     /// physical marker printing the same id, see ``markerIdentifier(dictionary:id:instance:)``),
-    /// `image/<name>`, `plane/<n>`.
+    /// `image/<name>`, `plane/<n>`, `qr/<payload digest>` (`.../<instance>` for a further code with
+    /// the same payload, see ``qrIdentifier(payload:instance:)``).
     public var identifier: String
     /// The anchor's kind.
     public var kind: Kind
     /// The marker id (as text) or the reference image's name.
     public var name: String?
-    /// Markers only: which of the physical markers printing the same id this is (1, 2, ... in the
-    /// order they were first seen); nil for the first (instance 0), so single markers read as before.
+    /// Markers and codes: which of the physical markers printing the same id (codes holding the
+    /// same payload) this is (1, 2, ... in the order they were first seen); nil for the first
+    /// (instance 0), so single markers read as before.
     public var instance: Int?
+    /// QR codes: what the code holds (stream keys `payload` and, for bytes, `payloadEncoding`).
+    public var payload: CodePayload?
+    /// Codes other than QR: their symbology (stream key `format`); nil for QR codes and other anchors.
+    public var codeFormat: CodeFormat?
     /// True when the target was seen in this frame; false keeps its last pose.
     public var isTracked: Bool
     /// `world_from_anchor`. Image and marker anchors: origin at the target's centre, +x toward
@@ -57,6 +65,12 @@ public struct Anchor: Equatable, Sendable {
         instance == 0 ? "marker/\(dictionary)/\(id)" : "marker/\(dictionary)/\(id)/\(instance)"
     }
 
+    /// The id of a QR code's anchor: `qr/<digest>` (``CodePayload/digest``) for the first code
+    /// holding `payload`, `qr/<digest>/<instance>` for the others.
+    public static func qrIdentifier(payload: CodePayload, instance: Int = 0) -> String {
+        instance == 0 ? "qr/\(payload.digest)" : "qr/\(payload.digest)/\(instance)"
+    }
+
     /// The dictionary and id of a marker anchor, read back from its identifier (see
     /// ``markerIdentifier(dictionary:id:instance:)``); nil for other anchors.
     public var markerCode: (dictionary: String, id: Int)? {
@@ -77,6 +91,7 @@ extension Anchor: Codable {
     enum CodingKeys: String, CodingKey {
         case identifier = "id", kind = "type", name, instance, isTracked = "tracked", transform, extent, corners
         case alignment, polygon, visible, coverage, isPlaced = "placed"
+        case payload, payloadEncoding, codeFormat = "format"
     }
 
     public init(from decoder: Decoder) throws {
@@ -101,6 +116,15 @@ extension Anchor: Codable {
         visible = try c.decodeIfPresent(Double.self, forKey: .visible)
         coverage = try c.decodeIfPresent(Double.self, forKey: .coverage)
         isPlaced = try c.decodeIfPresent(Bool.self, forKey: .isPlaced)
+        if let value = try c.decodeIfPresent(String.self, forKey: .payload) {
+            let encoding = try c.decodeIfPresent(String.self, forKey: .payloadEncoding)
+            guard let payload = CodePayload(streamValue: value, encoding: encoding) else {
+                throw DecodingError.dataCorruptedError(forKey: .payload, in: c,
+                    debugDescription: "payloadEncoding must be absent (text) or \"base64\" with valid base64")
+            }
+            self.payload = payload
+        }
+        codeFormat = try c.decodeIfPresent(CodeFormat.self, forKey: .codeFormat)
     }
 
     public func encode(to encoder: Encoder) throws {
@@ -110,6 +134,9 @@ extension Anchor: Codable {
         try c.encodeIfPresent(name, forKey: .name)
         try c.encodeIfPresent(instance, forKey: .instance)
         try c.encodeIfPresent(alignment, forKey: .alignment)
+        try c.encodeIfPresent(payload?.streamValue, forKey: .payload)
+        try c.encodeIfPresent(payload?.streamEncoding, forKey: .payloadEncoding)
+        if codeFormat != .qrCode { try c.encodeIfPresent(codeFormat, forKey: .codeFormat) }
         try c.encode(isTracked, forKey: .isTracked)
         try c.encode(transform.columnMajor, forKey: .transform)
         try c.encode([extent.x, extent.y], forKey: .extent)

@@ -12,6 +12,9 @@ public struct TargetObservation: Sendable {
     public var extent: SIMD2<Double>
     /// Corners in pixels (TL, TR, BR, BL).
     public var corners: [SIMD2<Double>]?
+    /// Codes: the payload, and the symbology when it is not QR.
+    public var payload: CodePayload? = nil
+    public var codeFormat: CodeFormat? = nil
 }
 
 /// Finds one kind of target in frames. Trackers keep whatever state they need between frames;

@@ -8,6 +8,10 @@ public struct Configuration: Sendable {
     public var markerDetection = MarkerDetectionParameters()
     /// How the marker tracker resolves pose ambiguities.
     public var markerTracking = MarkerTracker.Parameters()
+    /// QR codes (and Micro QR, Data Matrix, Aztec codes) to track, by printed size (nil: none).
+    public var qrCodes: QRCodeSet?
+    /// How codes are read and followed.
+    public var qrTracking = QRCodeTracker.Parameters()
     /// Reference images to find and follow (nil: no image tracking).
     public var referenceImages: ReferenceImageSet?
     /// How images are detected and followed.

@@ -61,6 +61,11 @@ public final class Session {
             trackers.append(try MarkerTracker(markerSets: configuration.markers, camera: configuration.camera,
                                               detection: markerDetection, parameters: markerParameters))
         }
+        if let codes = configuration.qrCodes {
+            var parameters = configuration.qrTracking
+            if configuration.independentFrames { parameters = parameters.forStills() }
+            trackers.append(try QRCodeTracker(codes: codes, camera: configuration.camera, parameters: parameters))
+        }
         if let images = configuration.referenceImages, !images.images.isEmpty {
             trackers.append(ImageTracker(references: images, camera: configuration.camera, parameters: imageParameters))
         }
@@ -78,12 +83,19 @@ public final class Session {
         }
     }
 
+    /// QR code payloads read so far that no size of ``Configuration/qrCodes`` covers: never
+    /// anchored (their pose needs the printed size).
+    public var codesWithoutSize: [CodePayload] {
+        trackers.compactMap { $0 as? QRCodeTracker }.flatMap(\.payloadsWithoutSize)
+    }
+
     /// Where this session's time went, stage by stage (markers, image targets, world tracking
     /// and its keyframes, planes), over every frame processed so far.
     public var profile: StageProfile {
         var profile = world.map { ownProfile.merged(with: $0.profile) } ?? ownProfile
         for case let markers as MarkerTracker in trackers { profile = profile.merged(with: markers.profile) }
         for case let images as ImageTracker in trackers { profile = profile.merged(with: images.profile) }
+        for case let codes as QRCodeTracker in trackers { profile = profile.merged(with: codes.profile) }
         return profile
     }
     private var ownProfile = StageProfile()
@@ -124,6 +136,8 @@ public final class Session {
             var anchor = Anchor(identifier: o.identifier, kind: o.kind, name: o.name, isTracked: true,
                                 transform: worldFromAnchor, extent: o.extent, corners: o.corners)
             anchor.instance = o.instance
+            anchor.payload = o.payload
+            anchor.codeFormat = o.codeFormat
             anchor.isPlaced = placed
             if let i = indexByIdentifier[o.identifier] {
                 anchors[i] = anchor
@@ -192,6 +206,8 @@ public final class Session {
             }
         }
         for job in 0..<jobs {
+            // The code tracker times itself (its profile).
+            if job < trackers.count && trackers[job] is QRCodeTracker { continue }
             let stage: StageProfile.Stage = job == trackers.count ? .worldTracking : trackers[job] is MarkerTracker ? .markers : .images
             ownProfile.add(stage, seconds: seconds[job], calls: job == trackers.count ? 0 : 1)
         }

@@ -24,6 +24,14 @@ public struct StageProfile: Sendable {
         /// Full-frame marker passes run ahead on another core for frames decoded ahead
         /// (``Session/anticipate(_:)``): time the markers stage did not wait for.
         case markerPassesAhead
+        /// QR (and other 2-D) codes: reading, following and pose.
+        case codes
+        /// Of codes: the decoder (zxing-cpp), its retries included.
+        case codeReading
+        /// Of codes: QR corners refined (finder corners, sizes tried, template alignment).
+        case codeCorners
+        /// Of codes: codes followed where they were not read.
+        case codeFollowing
         /// Reference-image detection, following and pose.
         case images
         /// Of image targets: the flow pyramid, the points followed into it and their homography.
@@ -56,6 +64,10 @@ public struct StageProfile: Sendable {
             case .markerCorners: return "  of which corners and edges"
             case .markerTemplates: return "  of which template alignment"
             case .markerPassesAhead: return "marker passes ahead (2nd core)"
+            case .codes: return "QR codes"
+            case .codeReading: return "  of which reading (zxing-cpp)"
+            case .codeCorners: return "  of which corners"
+            case .codeFollowing: return "  of which following"
             case .images: return "image targets"
             case .imageFlow: return "  of which flow"
             case .imageAlignment: return "  of which alignment"

@@ -32,13 +32,16 @@ extension ReferenceImageSet {
 }
 
 extension Configuration {
-    /// The configuration a recorded sequence describes: its camera, markers, reference images
-    /// and per-frame gravity (which aligns a world tracked by odometry), loaded from the
+    /// The configuration a recorded sequence describes: its camera, markers, QR codes (each
+    /// payload's size), reference images and per-frame gravity (which aligns a world tracked by odometry), loaded from the
     /// sequence folder. World tracking stays off until set.
     public init(sequence: RecordedSequence) throws {
         let d = sequence.description
         let images = try d.images.flatMap { $0.isEmpty ? nil : try ReferenceImageSet(targets: $0, folder: sequence.folder) }
         self.init(camera: d.camera, markers: d.markers ?? [], referenceImages: images)
+        if let codes = d.qrCodes, !codes.isEmpty {
+            qrCodes = QRCodeSet(sizes: codes.compactMap { c in c.codePayload.map { QRCodeSet.PayloadSize(payload: $0, size: c.size) } })
+        }
         gravity = try d.gravity.map { try GravityFile.read(contentsOf: sequence.resolve($0)) }
     }
 }

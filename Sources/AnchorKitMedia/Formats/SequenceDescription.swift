@@ -13,6 +13,19 @@ public struct SequenceDescription: Codable, Sendable {
         }
     }
 
+    /// A printed QR code: its payload (text; bytes as base64 with `payloadEncoding` `"base64"`) and
+    /// the side of its square in metres (finder patterns included, quiet zone excluded).
+    public struct QRCodeTarget: Codable, Sendable, Equatable {
+        public var payload: String
+        public var payloadEncoding: String?
+        public var size: Double
+        public init(payload: CodePayload, size: Double) {
+            self.payload = payload.streamValue; self.payloadEncoding = payload.streamEncoding; self.size = size
+        }
+        /// The payload, nil when the encoding is unknown or the base64 malformed.
+        public var codePayload: CodePayload? { CodePayload(streamValue: payload, encoding: payloadEncoding) }
+    }
+
     public var name: String
     public var fps: Double
     /// A printf pattern for frame files, relative to the folder (exclusive with ``video``).
@@ -22,13 +35,15 @@ public struct SequenceDescription: Codable, Sendable {
     public var camera: CameraIntrinsics
     public var images: [ImageTarget]?
     public var markers: [MarkerSet]?
+    public var qrCodes: [QRCodeTarget]?
     public var gravity: String?
     public var groundTruth: String?
 
     public init(name: String, fps: Double, frames: String? = nil, video: String? = nil, camera: CameraIntrinsics,
-                images: [ImageTarget]? = nil, markers: [MarkerSet]? = nil, gravity: String? = nil, groundTruth: String? = nil) {
+                images: [ImageTarget]? = nil, markers: [MarkerSet]? = nil, qrCodes: [QRCodeTarget]? = nil, gravity: String? = nil,
+                groundTruth: String? = nil) {
         self.name = name; self.fps = fps; self.frames = frames; self.video = video; self.camera = camera
-        self.images = images; self.markers = markers; self.gravity = gravity; self.groundTruth = groundTruth
+        self.images = images; self.markers = markers; self.qrCodes = qrCodes; self.gravity = gravity; self.groundTruth = groundTruth
     }
 
     /// Checks what the schema alone cannot: exactly one frame source, rates and sizes in
@@ -39,6 +54,10 @@ public struct SequenceDescription: Codable, Sendable {
         if let problem = Plausible.frameRateProblem(fps) { throw fail("fps: \(problem)") }
         for m in markers ?? [] {
             if let problem = Plausible.physicalSizeProblem(m.size, of: "marker size") { throw fail(problem) }
+        }
+        for q in qrCodes ?? [] {
+            guard q.codePayload != nil else { throw fail("qrCodes: payload \"\(q.payload)\": payloadEncoding must be absent or \"base64\" with valid base64") }
+            if let problem = Plausible.physicalSizeProblem(q.size, of: "QR code size") { throw fail(problem) }
         }
         for i in images ?? [] {
             if let problem = Plausible.physicalSizeProblem(i.physicalWidth, of: "image \"\(i.name)\": physicalWidth") {

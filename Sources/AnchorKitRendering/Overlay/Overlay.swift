@@ -50,7 +50,7 @@ public struct Overlay: Sendable {
         case let (w?, nil): base = SIMD2(w, w / aspect)
         case let (nil, h?): base = SIMD2(h * aspect, h)
         case (nil, nil):
-            if let extent, kind == .image || kind == .marker { base = extent } else {
+            if let extent, kind == .image || kind == .marker || kind == .qr { base = extent } else {
                 base = SIMD2(Self.defaultWidth, Self.defaultWidth / aspect)
             }
         }
