@@ -67,7 +67,7 @@ public struct SequenceSynthesizer {
         let fm = FileManager.default
         let names = (try? fm.contentsOfDirectory(atPath: folder)) ?? []
         guard !names.isEmpty else { return }
-        let own: Set = ["sequence.json", "sequence-video.json", "frames", "video.mp4", "groundtruth.jsonl", "gravity.jsonl", "targets"]
+        let own: Set = ["sequence.json", "sequence-video.json", "frames", "video.mp4", "groundtruth.jsonl", "gravity.jsonl", "imu.jsonl", "targets"]
         let pictures = ["frames", "targets"].flatMap { (try? fm.contentsOfDirectory(atPath: folder + "/" + $0)) ?? [] }
         guard Set(names).isSubset(of: own), pictures.allSatisfy({ $0.hasSuffix(".png") }),
               (try? RecordedSequence(folder: folder))?.description.name == sceneName else {
@@ -124,12 +124,14 @@ public struct SequenceSynthesizer {
         try truth.finish()
         try gravity.commit()
 
+        if let sensor = scene.inertialSensor { try writeInertialLog(scene, sensor: sensor, into: folder) }
         let images = try writeReferenceImages(scene, into: folder)
         let description = SequenceDescription(
             name: scene.name, fps: scene.framesPerSecond,
             frames: storage == .video ? nil : "frames/%06d.png", video: storage == .video ? "video.mp4" : nil,
             camera: camera, images: images.isEmpty ? nil : images, markers: scene.markers.isEmpty ? nil : scene.markers,
-            qrCodes: scene.qrCodes.isEmpty ? nil : scene.qrCodes, gravity: "gravity.jsonl", groundTruth: "groundtruth.jsonl")
+            qrCodes: scene.qrCodes.isEmpty ? nil : scene.qrCodes, gravity: "gravity.jsonl",
+            imu: scene.inertialSensor.map { .init(file: "imu.jsonl", frame: "camera", rate: $0.rate) }, groundTruth: "groundtruth.jsonl")
         let json = JSONEncoder()
         json.outputFormatting = [.prettyPrinted, .sortedKeys]
         try json.encode(description).write(to: URL(fileURLWithPath: folder + "/sequence.json"))
@@ -139,6 +141,18 @@ public struct SequenceSynthesizer {
             alternate.video = "video.mp4"
             try json.encode(alternate).write(to: URL(fileURLWithPath: folder + "/sequence-video.json"))
         }
+    }
+
+    /// Writes `imu.jsonl` (``InertialSensor/samples(along:until:seed:)``).
+    private func writeInertialLog(_ scene: SyntheticScene, sensor: InertialSensor, into folder: String) throws {
+        let samples = sensor.samples(along: scene.path, until: Double(scene.frameCount - 1) / scene.framesPerSecond,
+                                     seed: scene.seed &* 0x5851_F42D_4C95_7F2D &+ 17)
+        let file = try AtomicFile(destination: folder + "/imu.jsonl")
+        for var line in try InertialLog.lines(header: .init(frame: "camera", rate: sensor.rate), samples: samples) {
+            line.append(0x0A)
+            try file.write(line)
+        }
+        try file.commit()
     }
 
     /// Writes `targets/<name>.jpg` for every image target in the scene and every distractor, and

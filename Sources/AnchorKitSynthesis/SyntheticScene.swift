@@ -33,6 +33,8 @@ public struct SyntheticScene {
     public var background = 90.0
     /// The marker sets to list in sequence.json.
     public var markers: [MarkerSet] = []
+    /// An inertial log to write beside the frames (`imu.jsonl`); nil: none.
+    public var inertialSensor: InertialSensor?
     /// The QR codes to list in sequence.json (each payload once, with its size).
     public var qrCodes: [SequenceDescription.QRCodeTarget] = []
     /// Reference images that are listed in sequence.json but not in the scene (distractors).
@@ -42,6 +44,50 @@ public struct SyntheticScene {
 
     public init(name: String, camera: CameraIntrinsics, frameCount: Int, planes: [ScenePlane], path: CameraPath) {
         self.name = name; self.camera = camera; self.frameCount = frameCount; self.planes = planes; self.path = path
+    }
+}
+
+/// A phone's inertial sensors as the generator simulates them, at the camera's centre, in its axes:
+/// white noise and a constant bias per axis (seeded), typical of phone MEMS parts (an accelerometer
+/// of ~180 µg/√Hz, a gyroscope of ~0.007 °/s/√Hz at 200 Hz).
+public struct InertialSensor: Sendable {
+    /// Samples per second.
+    public var rate = 200.0
+    /// Standard deviation of each sample's noise: m/s² and rad/s.
+    public var accelerometerNoise = 0.018, gyroscopeNoise = 0.0012
+    /// The largest bias per axis (drawn uniformly within ±): m/s² and rad/s.
+    public var accelerometerBias = 0.08, gyroscopeBias = 0.005
+    public init() {}
+
+    /// What the sensors read along `path` from time 0 to `end` (seconds, inclusive): the path's
+    /// specific force and angular velocity in the camera's axes (central differences of the
+    /// continuous path, 1 ms apart; scene +y is up), plus white noise and a constant bias per axis
+    /// drawn from `seed`.
+    public func samples(along path: CameraPath, until end: Double, seed: UInt64) -> [InertialSample] {
+        var rng = SplitMix64(seed: seed)
+        func uniform() -> Double { 2 * rng.nextUnit() - 1 }
+        func gaussian() -> Double {
+            let u = max(rng.nextUnit(), 1e-300), v = rng.nextUnit()
+            return (-2 * log(u)).squareRoot() * cos(2 * .pi * v)
+        }
+        let accelerometerBias = SIMD3(uniform(), uniform(), uniform()) * self.accelerometerBias
+        let gyroscopeBias = SIMD3(uniform(), uniform(), uniform()) * self.gyroscopeBias
+        let h = 1e-3
+        var samples: [InertialSample] = []
+        var k = 0
+        while Double(k) / rate <= end + 1e-9 {
+            let t = Double(k) / rate
+            let before = path.pose(at: t - h), now = path.pose(at: t), after = path.pose(at: t + h)
+            let acceleration = (after.translation - 2 * now.translation + before.translation) / (h * h)
+            // Specific force: what an accelerometer reads, a - g.
+            let force = now.rotation.transposed * (acceleration - SIMD3(0, -SequenceSynthesizer.gravity, 0))
+            let turn = (before.rotation.transposed * after.rotation).log / (2 * h)
+            let a = SIMD3(gaussian(), gaussian(), gaussian()) * accelerometerNoise
+            let g = SIMD3(gaussian(), gaussian(), gaussian()) * gyroscopeNoise
+            samples.append(InertialSample(time: t, accelerometer: force + accelerometerBias + a, gyroscope: turn + gyroscopeBias + g))
+            k += 1
+        }
+        return samples
     }
 }
 

@@ -19,6 +19,8 @@ struct FrameInput {
     let firstFrame: Frame?
     /// The sequence's gravity file (resolved), if it names one.
     let gravityPath: String?
+    /// The sequence's inertial log (resolved), if it names one.
+    let inertialPath: String?
     /// The photo of each frame, when the input is photos (a photo, or a folder of photos without
     /// sequence.json).
     let photos: [String]?
@@ -35,6 +37,7 @@ struct FrameInput {
         var sequencePayloads: [CodePayload] = []
         var sequenceImages: [SequenceDescription.ImageTarget] = []
         var gravity: String?
+        var inertial: String?
         var folder = FileManager.default.currentDirectoryPath
         let source: FrameSource
         var photos: [String]?
@@ -54,6 +57,7 @@ struct FrameInput {
             sequenceImages = sequence.description.images ?? []
             folder = sequence.folder
             gravity = sequence.description.gravity.map(sequence.resolve)
+            inertial = sequence.description.imu.map { sequence.resolve($0.file) }
         } else if input.contains("%") {
             source = try ImageFolderSource(pattern: input, framesPerSecond: fps ?? 30)
         } else if exists {
@@ -62,6 +66,7 @@ struct FrameInput {
             throw InputError(input, "no such file or folder")
         }
         gravityPath = gravity
+        inertialPath = inertial
         qrSizes = sequenceCodes
         qrPayloads = sequencePayloads
         self.photos = photos

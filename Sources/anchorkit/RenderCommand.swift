@@ -151,6 +151,8 @@ struct RenderCommand: ParsableCommand {
             let images = configuration.referenceImages?.images.map(\.name) ?? []
             if images.contains(name) || images.contains(where: { "image/" + $0 == name }) { return true }
             if name.hasPrefix("plane/") { return !configuration.planeDetection.isEmpty }
+            // QR anchors' ids digest payloads no one can list ahead (any code read may carry one).
+            if name.hasPrefix("qr/") { return configuration.qrCodes != nil }
             // An anchor's name is its marker id; its identifier names the dictionary as anchors do
             // (MarkerDictionary's resolved name, whatever the set was given as).
             let code = Anchor.markerCode(of: name)
@@ -164,7 +166,7 @@ struct RenderCommand: ParsableCommand {
             guard case .anchor(let name) = placed.attachment, !canCarry(name) else { continue }
             warned.insert(i)
             let source = configuration == nil ? "the recorded stream has no anchor of that name or id"
-                : "no reference image, listed marker or plane of this run has that name or id"
+                : "no reference image, listed marker, QR code or plane of this run has that name or id"
             FileHandle.standardError.write(Data("anchorkit: warning: overlay \(i + 1) on \"\(name)\": \(source); it will not be drawn\n".utf8))
         }
         return warned

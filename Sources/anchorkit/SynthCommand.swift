@@ -32,6 +32,9 @@ struct SynthCommand: ParsableCommand {
     @Option(help: "Distractor references listed with image scenes (images-multi has 50 by default).")
     var distractors: Int?
 
+    @Flag(help: "Also write imu.jsonl: the camera's accelerometer and gyroscope at 200 Hz with a phone's noise and biases (FORMATS' imu), listed in sequence.json.")
+    var imu = false
+
     @Flag(help: "List the scenes.")
     var list = false
 
@@ -71,6 +74,7 @@ struct SynthCommand: ParsableCommand {
                 guard (0...2000).contains(distractors) else { throw ValidationError("--distractors must be 0...2000") }
                 description.distractors = try ImageScenes.distractors(count: distractors)
             }
+            if imu { description.inertialSensor = InertialSensor() }
             let progress = ProgressLine("synth \(scene)", quiet: quiet)
             try SequenceSynthesizer(storage: storage).write(description, to: output, replacing: !overwrite.noOverwrite) { done, total in
                 progress.update(done: done, total: total)

@@ -63,6 +63,12 @@ struct TrackingOptions: ParsableArguments {
     @Option(help: "Per-frame gravity (gravity.jsonl) for --world (default: the sequence's).")
     var gravity: String?
 
+    @Option(help: "An inertial log (imu.jsonl: accelerometer and gyroscope in the camera's axes) for --world (default: the sequence's): makes the map metric without a target of known size, after ~5 s of motion.")
+    var imu: String?
+
+    @Option(help: "How high the camera is held above the floor, metres (e.g. 1.5): makes the map metric once the floor is found, without a target or --imu. Needs --planes with horizontal, and gravity.")
+    var cameraHeight: Double?
+
     @Option(help: "Recorded camera poses (poses.jsonl: world_from_camera per frame) for --world; odometry is then skipped.")
     var poses: String?
 
@@ -74,7 +80,7 @@ struct TrackingOptions: ParsableArguments {
 
     /// The files these options read (as given; some may not exist), which an output must not replace.
     var inputFiles: [String?] {
-        [camera, references, gravity, poses] + images.map { try? ReferenceImageSet.target(argument: $0).file }
+        [camera, references, gravity, imu, poses] + images.map { try? ReferenceImageSet.target(argument: $0).file }
             + markers.map { try? MarkerSet(argument: $0).dictionary }
     }
 
@@ -103,7 +109,10 @@ struct TrackingOptions: ParsableArguments {
         guard planeDetection == nil || poses == nil else { throw ValidationError("--planes needs visual odometry: it cannot be used with --poses") }
         guard freezePlanesAfter == nil || planeDetection != nil else { throw ValidationError("--freeze-planes-after needs --planes") }
         let world = self.world || planeDetection != nil
-        guard world || (gravity == nil && poses == nil) else { throw ValidationError("--gravity and --poses need --world") }
+        guard world || (gravity == nil && poses == nil && imu == nil) else { throw ValidationError("--gravity, --imu and --poses need --world") }
+        guard cameraHeight == nil || planeDetection?.contains(.horizontal) == true else {
+            throw ValidationError("--camera-height needs --planes with horizontal (the floor is found as a plane)")
+        }
         let sizes = try qrSizes.map(QRCodeSet.PayloadSize.init(argument:)) + input.qrSizes
         if let qrSize, let problem = Plausible.physicalSizeProblem(qrSize, of: "--qr") { throw ValidationError(problem) }
         let codes = qrSize == nil && sizes.isEmpty ? nil : QRCodeSet(defaultSize: qrSize, sizes: sizes)
@@ -128,11 +137,13 @@ struct TrackingOptions: ParsableArguments {
             configuration.worldTracking = recorded.map { .externalPoses($0) } ?? .visualOdometry(VisualOdometry.Parameters())
             let gravityFile = gravity ?? input.gravityPath
             configuration.gravity = try gravityFile.map(GravityFile.read(contentsOf:))
+            if recorded == nil { configuration.inertial = try (imu ?? input.inertialPath).map(InertialLog.read(contentsOf:)) }
             // Gaps are not errors (those frames are not aligned, or not located), but say so.
             let frames = input.source.expectedFrameCount
             if let poses, let recorded { warnAboutGaps(in: Set(recorded.keys), of: poses, frames: frames) }
             if let gravityFile, let g = configuration.gravity { warnAboutGaps(in: Set(g.keys), of: gravityFile, frames: frames) }
             configuration.planeDetection = planeDetection ?? []
+            configuration.cameraHeight = cameraHeight
         }
         configuration.markerDetection.cornerRefinement = refinement
         switch markerCandidates {

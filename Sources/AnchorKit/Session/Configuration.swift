@@ -23,6 +23,15 @@ public struct Configuration: Sendable {
     /// odometry, the first frame's gravity aligns the world (+y up); without it the world is
     /// the first camera's frame.
     public var gravity: [Int: SIMD3<Double>]?
+    /// An inertial log recorded with the frames (ARKit camera axes). With visual odometry it makes
+    /// the map metric without a target of known size (``InertialSample``; the linear visual-inertial
+    /// initialisation, after about 5 s of motion).
+    public var inertial: [InertialSample]?
+    /// How high the camera is held above the floor while filming, metres (typical: 1.3-1.6 m
+    /// walking). The fallback for a metric map without a target or an inertial log: with plane
+    /// detection of horizontal planes and gravity, once the floor (the lowest horizontal plane) is
+    /// found, the map is rescaled so that the camera's mean height above it is this.
+    public var cameraHeight: Double?
 
     /// Still photos: every frame stands alone. Trackers carry nothing between frames (markers
     /// need no confirmation and are not filtered; images are detected afresh) and a frame's update

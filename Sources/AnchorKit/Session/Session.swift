@@ -15,6 +15,10 @@ public final class Session {
     /// alignment; the origin stays at the tracker's origin camera).
     private var alignment: Transform?
     private var scale: ScaleEstimator?
+    /// The map's scale from the inertial log (``Configuration/inertial``), with visual odometry.
+    private var inertialScale: InertialScaleEstimator?
+    /// With ``Configuration/cameraHeight``: the camera's heights in the aligned world so far.
+    private var cameraHeights: [Double] = []
     private var fusion = AnchorFusion()
     /// Plane anchors (nil without plane detection) and the map revision they were found in.
     private var planes: PlaneMap?
@@ -76,7 +80,14 @@ public final class Session {
         case .visualOdometry(let parameters):
             world = VisualOdometry(camera: configuration.camera, parameters: parameters)
             scale = ScaleEstimator()
+            if let samples = configuration.inertial, !samples.isEmpty { inertialScale = InertialScaleEstimator(samples: samples) }
             if !configuration.planeDetection.isEmpty { planes = PlaneMap(parameters: configuration.planeFinding) }
+        }
+        if let height = configuration.cameraHeight {
+            if let problem = Plausible.physicalSizeProblem(height, of: "camera height") { throw InputError("camera height", problem) }
+            guard planes != nil, configuration.planeDetection.contains(.horizontal), configuration.gravity != nil else {
+                throw InputError("camera height", "needs visual odometry with horizontal plane detection and gravity (the floor is found as a plane)")
+            }
         }
         guard configuration.planeDetection.isEmpty || planes != nil else {
             throw InputError("plane detection", "needs visual odometry (planes are found in its map), not recorded poses")
@@ -277,13 +288,26 @@ public final class Session {
         let intrinsics = configuration.camera
         guard let world else { return CameraState(transform: .identity, trackingState: .normal, intrinsics: intrinsics) }
         var location = try world.locate(frame, landmarks: landmarks(observations))
-        if scale != nil, location.scale == .arbitrary, let pose = location.worldFromCamera, location.trackingState == .normal,
-           let factor = scale!.add(observations, points: world.trackedPoints, camera: configuration.camera) {
-            world.rescale(by: factor)
-            planes?.rescale(by: factor)
-            levelSweep.rescale(by: factor)
-            location.worldFromCamera = pose.translationScaled(by: factor)
-            location.scale = .metric
+        if let pose = location.worldFromCamera, location.trackingState == .normal {
+            // Targets of known size, else the inertial log, whichever gives the scale first; the
+            // log's scale is refined as the walk grows (unless targets gave it).
+            var factor: Double?
+            if scale != nil, location.scale == .arbitrary {
+                factor = scale!.add(observations, points: world.trackedPoints, camera: configuration.camera)
+            }
+            if factor == nil, inertialScale != nil, location.scale == .arbitrary || inertialScale!.isDone {
+                factor = inertialScale!.add(frame: frame.index, time: frame.time, mapFromCamera: pose)
+            }
+            if factor == nil, location.scale == .arbitrary, let height = configuration.cameraHeight, let alignment {
+                factor = scaleFromCameraHeight(height, cameraY: (alignment * pose).translation.y)
+            }
+            if let factor {
+                world.rescale(by: factor)
+                planes?.rescale(by: factor)
+                levelSweep.rescale(by: factor)
+                location.worldFromCamera = pose.translationScaled(by: factor)
+                location.scale = .metric
+            }
         }
         guard let pose = location.worldFromCamera else {
             return CameraState(transform: .identity, trackingState: location.trackingState, intrinsics: intrinsics,
@@ -303,6 +327,16 @@ public final class Session {
         let aligned = alignment! * pose
         return CameraState(transform: aligned, trackingState: location.trackingState, intrinsics: intrinsics,
                            scale: location.scale)
+    }
+
+    /// The factor that puts the camera at `height` metres above the floor on average: the lowest
+    /// horizontal plane found, once the camera's height was seen in 30 frames (nil before).
+    private func scaleFromCameraHeight(_ height: Double, cameraY: Double) -> Double? {
+        cameraHeights.append(cameraY)
+        guard cameraHeights.count >= 30,
+              let floor = planes?.anchors.filter({ $0.alignment == .horizontal }).map(\.transform.translation.y).min() else { return nil }
+        let above = cameraHeights.reduce(0, +) / Double(cameraHeights.count) - floor
+        return above > 0 ? height / above : nil
     }
 
     /// Least side, metres, of a target whose corners hold the world tracker's map

@@ -43,5 +43,6 @@ extension Configuration {
             qrCodes = QRCodeSet(sizes: codes.compactMap { c in c.codePayload.map { QRCodeSet.PayloadSize(payload: $0, size: c.size) } })
         }
         gravity = try d.gravity.map { try GravityFile.read(contentsOf: sequence.resolve($0)) }
+        inertial = try d.imu.map { try InertialLog.read(contentsOf: sequence.resolve($0.file)) }
     }
 }

@@ -26,6 +26,15 @@ public struct SequenceDescription: Codable, Sendable {
         public var codePayload: CodePayload? { CodePayload(streamValue: payload, encoding: payloadEncoding) }
     }
 
+    /// An inertial log beside the frames (FORMATS: `imu`).
+    public struct InertialLogDescription: Codable, Sendable, Equatable {
+        public var file: String
+        /// The axes of the samples: `"camera"` (ARKit's camera axes).
+        public var frame: String
+        public var rate: Double?
+        public init(file: String, frame: String = "camera", rate: Double? = nil) { self.file = file; self.frame = frame; self.rate = rate }
+    }
+
     public var name: String
     public var fps: Double
     /// A printf pattern for frame files, relative to the folder (exclusive with ``video``).
@@ -37,13 +46,14 @@ public struct SequenceDescription: Codable, Sendable {
     public var markers: [MarkerSet]?
     public var qrCodes: [QRCodeTarget]?
     public var gravity: String?
+    public var imu: InertialLogDescription?
     public var groundTruth: String?
 
     public init(name: String, fps: Double, frames: String? = nil, video: String? = nil, camera: CameraIntrinsics,
                 images: [ImageTarget]? = nil, markers: [MarkerSet]? = nil, qrCodes: [QRCodeTarget]? = nil, gravity: String? = nil,
-                groundTruth: String? = nil) {
+                imu: InertialLogDescription? = nil, groundTruth: String? = nil) {
         self.name = name; self.fps = fps; self.frames = frames; self.video = video; self.camera = camera
-        self.images = images; self.markers = markers; self.qrCodes = qrCodes; self.gravity = gravity; self.groundTruth = groundTruth
+        self.images = images; self.markers = markers; self.qrCodes = qrCodes; self.gravity = gravity; self.imu = imu; self.groundTruth = groundTruth
     }
 
     /// Checks what the schema alone cannot: exactly one frame source, rates and sizes in
@@ -55,6 +65,7 @@ public struct SequenceDescription: Codable, Sendable {
         for m in markers ?? [] {
             if let problem = Plausible.physicalSizeProblem(m.size, of: "marker size") { throw fail(problem) }
         }
+        if let imu, imu.frame != "camera" { throw fail("imu: frame \"\(imu.frame)\": only \"camera\" (ARKit's camera axes) is read") }
         for q in qrCodes ?? [] {
             guard q.codePayload != nil else { throw fail("qrCodes: payload \"\(q.payload)\": payloadEncoding must be absent or \"base64\" with valid base64") }
             if let problem = Plausible.physicalSizeProblem(q.size, of: "QR code size") { throw fail(problem) }

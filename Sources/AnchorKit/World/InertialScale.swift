@@ -1,0 +1,216 @@
+/// One sample of a phone's inertial sensors, in ARKit's camera axes (+x right, +y up, the camera
+/// looking along -z), the IMU taken to sit at the camera's centre.
+public struct InertialSample: Sendable, Equatable {
+    /// Seconds of the video (frame f is at f / fps).
+    public var time: Double
+    /// Specific force, m/s²: what an accelerometer reads, +9.81 along +y when the camera is still
+    /// and level.
+    public var accelerometer: SIMD3<Double>
+    /// Angular velocity, rad/s.
+    public var gyroscope: SIMD3<Double>
+
+    public init(time: Double, accelerometer: SIMD3<Double>, gyroscope: SIMD3<Double>) {
+        self.time = time; self.accelerometer = accelerometer; self.gyroscope = gyroscope
+    }
+}
+
+/// The metric scale of a monocular map from an inertial log: the visual-inertial initialisation of
+/// VINS-Mono and ORB-SLAM3 in its linear form.
+///
+/// Over any three frames T seconds apart, the camera's second difference of position is the
+/// accelerometer's world acceleration weighted by a triangle: p(t+T) - 2p(t) + p(t-T) =
+/// ∫ (T - |τ|) a(t+τ) dτ, with a = R f + g (R: the camera's rotation, which the map has right
+/// whatever its scale; f: the specific force read; g: gravity in the map's world). With the map's
+/// positions `s` times too small, each triple gives three linear equations in 1/s, the
+/// accelerometer's bias b (camera axes) and g: Δ²p = (1/s) ∫ (T - |τ|) R f dτ - K b/s + T² g/s,
+/// K = ∫ (T - |τ|) R dτ. The map's positions, which carry the noise, are the regressand (as the
+/// regressor their noise would bias the scale low). Gravity is left free, so neither the gravity
+/// alignment nor a tilt of the map matters; its length coming out as 9.81 is the check that the fit
+/// holds. Solved by least squares once the walk is long enough and the scale's standard error
+/// small enough. The IMU is taken to sit at the camera's centre and to share its clock.
+struct InertialScaleEstimator {
+    /// Half the span of each triple of frames, seconds: the accelerations are seen through a
+    /// triangle this wide, which averages the map's position noise but also the motion (hand
+    /// shake of 2-9 Hz is lost beyond ~0.3 s). Figures for 0.1-0.5 s: Benchmarks/README.md.
+    var halfSpan = 0.3
+    /// Seconds of tracked motion before a scale is given.
+    var minimumDuration = 5.0
+    /// The scale's relative standard error must be below this.
+    var maximumRelativeError = 0.01
+    /// Gravity's fitted length must be within this share of 9.81.
+    var gravityTolerance = 0.04
+
+    private let samples: [InertialSample]
+    /// Frames tracked (map pose, arbitrary scale), by index, with their times.
+    private var poses: [Int: (time: Double, pose: Transform)] = [:]
+    private var first: Double?
+    private var lastTried = -Double.infinity
+    /// True once a scale was given.
+    private(set) var isDone = false
+    /// The last fit, for reports: scale, bias (camera axes, m/s²), gravity (map world, m/s²).
+    private(set) var fit: (scale: Double, relativeError: Double, bias: SIMD3<Double>, gravity: SIMD3<Double>)?
+
+    init(samples: [InertialSample]) {
+        self.samples = samples.sorted { $0.time < $1.time }
+    }
+
+    /// Seconds between refinements once the map is metric, and the least change a refinement makes.
+    var refinementInterval = 2.0
+    var refinementThreshold = 0.003
+    /// The factor applied to the map so far (1 until it is metric).
+    private(set) var applied = 1.0
+
+    /// Adds a tracked frame (`map_from_camera`, ARKit camera convention, in the map's current unit).
+    /// Returns a factor to rescale the map by: the first time the scale is known, then whenever the
+    /// growing walk moves it by more than ``refinementThreshold`` (refinements every
+    /// ``refinementInterval`` seconds).
+    mutating func add(frame: Int, time: Double, mapFromCamera: Transform) -> Double? {
+        // Stored in the map's first unit, whatever was applied since.
+        poses[frame] = (time, mapFromCamera.translationScaled(by: 1 / applied))
+        if first == nil { first = time }
+        let interval = isDone ? refinementInterval : 0.5  // a fit costs a few milliseconds
+        guard time - first! >= minimumDuration, time - lastTried >= interval else { return nil }
+        lastTried = time
+        guard let solved = solve(), solved.relativeError <= maximumRelativeError,
+              abs(length(solved.gravity) / Self.standardGravity - 1) <= gravityTolerance, solved.scale > 0 else { return nil }
+        fit = solved
+        let factor = solved.scale / applied
+        guard !isDone || abs(factor - 1) > refinementThreshold else { return nil }
+        isDone = true
+        applied = solved.scale
+        return factor
+    }
+
+    static let standardGravity = 9.80665
+
+    /// The least-squares fit over every triple of tracked frames so far (see the type's
+    /// documentation); nil without enough of them.
+    func solve() -> (scale: Double, relativeError: Double, bias: SIMD3<Double>, gravity: SIMD3<Double>)? {
+        let frames = poses.keys.sorted()
+        guard frames.count >= 3, let lastFrame = frames.last, let firstFrame = frames.first else { return nil }
+        var track = Track()
+        for f in frames {
+            track.times.append(poses[f]!.time)
+            track.rotations.append(poses[f]!.pose.rotation)
+            track.indices.append(f)
+        }
+        // Frames per half span, from the frame rate the times give.
+        let rate = Double(lastFrame - firstFrame) / max(1e-9, poses[lastFrame]!.time - poses[firstFrame]!.time)
+        let k = max(1, Int((halfSpan * rate).rounded()))
+        // Per triple and axis: Δ²p, ∫ (T - |τ|) R f dτ, the row of K, and T².
+        var equations: [(d: Double, force: Double, kernel: SIMD3<Double>, spanSquared: Double, axis: Int)] = []
+        for i in frames {
+            guard let before = poses[i - k], let centre = poses[i], let after = poses[i + k] else { continue }
+            let t = centre.time, span = after.time - t
+            guard abs((t - before.time) - span) < 1e-6, span > 0 else { continue }
+            guard let (weighted, kernel) = integrals(around: t, halfSpan: span, track: track) else { continue }
+            let d = after.pose.translation - 2 * centre.pose.translation + before.pose.translation
+            for axis in 0..<3 {
+                equations.append((d[axis], weighted[axis], SIMD3(kernel[3 * axis], kernel[3 * axis + 1], kernel[3 * axis + 2]),
+                                  span * span, axis))
+            }
+        }
+        guard equations.count >= 30 else { return nil }
+        // Both sides carry noise: the map's positions (Δ²p) and, through the map's rotation errors
+        // times gravity, the rotated forces. Least squares with either as the regressor biases the
+        // scale toward the other (low with Δ²p, high with the forces: measured 0.7 % and 3 % on
+        // room-walk-plain after 5 s); their geometric mean, the reduced-major-axis fit, lies between.
+        // Forward, x = [s, b (3), g (3)]: s Δ²p + K b - T² g = ∫ (T - |τ|) R f dτ.
+        let forward = Self.leastSquares(equations.map { e in
+            var row = [e.d] + Array([e.kernel.x, e.kernel.y, e.kernel.z]) + [0, 0, 0]
+            row[4 + e.axis] = -e.spanSquared
+            return (row, e.force)
+        })
+        // Reverse, x = [1/s, b/s (3), g/s (3)]: Δ²p = (1/s) ∫ (T - |τ|) R f dτ - K b/s + T² g/s.
+        let reverse = Self.leastSquares(equations.map { e in
+            var row = [e.force] + Array([-e.kernel.x, -e.kernel.y, -e.kernel.z]) + [0, 0, 0]
+            row[4 + e.axis] = e.spanSquared
+            return (row, e.d)
+        })
+        guard let forward, let reverse, forward.x[0] > 0, reverse.x[0] > 0 else { return nil }
+        let scale = (forward.x[0] / reverse.x[0]).squareRoot()
+        let relativeError = max(forward.standardError / forward.x[0], reverse.standardError / reverse.x[0])
+        return (scale, relativeError, SIMD3(reverse.x[1], reverse.x[2], reverse.x[3]) * scale,
+                SIMD3(reverse.x[4], reverse.x[5], reverse.x[6]) * scale)
+    }
+
+    /// The least-squares solution of `rows` (coefficients, value) and the first unknown's standard
+    /// error; nil when the normal matrix is singular.
+    private static func leastSquares(_ rows: [([Double], Double)]) -> (x: [Double], standardError: Double)? {
+        let n = rows.first?.0.count ?? 0
+        var normal = DenseMatrix(rows: n, columns: n), rhs = [Double](repeating: 0, count: n)
+        for (row, value) in rows {
+            for a in 0..<n {
+                rhs[a] += row[a] * value
+                for b in 0..<n { normal[a, b] += row[a] * row[b] }
+            }
+        }
+        guard let inverse = normal.inverse else { return nil }
+        var x = [Double](repeating: 0, count: n)
+        for a in 0..<n { for b in 0..<n { x[a] += inverse[a, b] * rhs[b] } }
+        let squares = rows.reduce(0.0) { sum, r in
+            let residual = zip(r.0, x).reduce(0) { $0 + $1.0 * $1.1 } - r.1
+            return sum + residual * residual
+        }
+        return (x, (squares / Double(max(1, rows.count - n)) * inverse[0, 0]).squareRoot())
+    }
+
+    /// The tracked frames in order: times and rotations, for ``integrals(around:halfSpan:frames:)``.
+    private struct Track {
+        var times: [Double] = [], rotations: [Matrix3] = [], indices: [Int] = []
+
+        /// The rotation at `time`: between the two tracked frames around it (consecutive
+        /// indices), interpolated on the geodesic; nil outside them or across a gap.
+        func rotation(at time: Double) -> Matrix3? {
+            var lo = 0, hi = times.count
+            while lo < hi { let mid = (lo + hi) / 2; if times[mid] >= time { hi = mid } else { lo = mid + 1 } }
+            guard lo < times.count else { return nil }
+            if times[lo] == time { return rotations[lo] }
+            guard lo > 0, indices[lo - 1] == indices[lo] - 1 else { return nil }
+            let u = (time - times[lo - 1]) / (times[lo] - times[lo - 1])
+            let a = rotations[lo - 1], b = rotations[lo]
+            return a * Matrix3.exp(u * (a.transposed * b).log)
+        }
+    }
+
+    /// ∫ (T - |τ|) R f dτ and ∫ (T - |τ|) R dτ (row-major) over the log within T of `time`
+    /// (trapezoids between samples, clipped at ±T); nil when the log or the track does not cover it.
+    private func integrals(around time: Double, halfSpan T: Double, track: Track) -> (SIMD3<Double>, [Double])? {
+        let lower = time - T, upper = time + T
+        guard let firstSample = samples.first, let lastSample = samples.last, firstSample.time <= lower, lastSample.time >= upper
+        else { return nil }
+        var i = samples.partitioningIndex { $0.time >= lower }
+        if i > 0 { i -= 1 }
+        var weighted = SIMD3<Double>.zero
+        var kernel = [Double](repeating: 0, count: 9)
+        var previous: (u: Double, rf: SIMD3<Double>, r: [Double])?
+        while i < samples.count {
+            let s = samples[i]
+            let u = min(max(s.time, lower), upper)
+            guard let rotation = track.rotation(at: u) else { return nil }
+            let w = T - abs(u - time)
+            let current = (u: u, rf: w * (rotation * s.accelerometer), r: rotation.rowMajor.map { $0 * w })
+            if let p = previous, current.u > p.u {
+                let dt = current.u - p.u
+                weighted += 0.5 * dt * (p.rf + current.rf)
+                for j in 0..<9 { kernel[j] += 0.5 * dt * (p.r[j] + current.r[j]) }
+            }
+            previous = current
+            if s.time >= upper { break }
+            i += 1
+        }
+        return (weighted, kernel)
+    }
+}
+
+extension Array {
+    /// The first index whose element satisfies `belongs` (all after it must too), by bisection.
+    fileprivate func partitioningIndex(where belongs: (Element) -> Bool) -> Int {
+        var lo = 0, hi = count
+        while lo < hi {
+            let mid = (lo + hi) / 2
+            if belongs(self[mid]) { hi = mid } else { lo = mid + 1 }
+        }
+        return lo
+    }
+}
