@@ -18,7 +18,8 @@ import AnchorKit
 /// are weakly textured (``weakened(_:)``).
 public enum RoomScenes {
     /// Names of the scenes ``scene(named:frameCount:)`` builds.
-    public static let names = ["room-walk", "room-walk-plain", "room-planes", "room-planes-weak", "room-loop"]
+    public static let names = ["room-walk", "room-walk-plain", "room-planes", "room-planes-weak", "room-loop",
+                               "room-painted", "room-brick", "room-tiled"]
 
     /// Builds the named scene; `frameCount` overrides its default length (300 frames, 10 s).
     public static func scene(named name: String, frameCount: Int? = nil) throws -> SyntheticScene {
@@ -28,6 +29,9 @@ public enum RoomScenes {
         case "room-planes": return try planes(frameCount: frameCount ?? 300)
         case "room-planes-weak": return try planesWeak(frameCount: frameCount ?? 300)
         case "room-loop": return try loop(frameCount: frameCount ?? 750)
+        case "room-painted": return try walkPlain(frameCount: frameCount ?? 300, finish: .painted)
+        case "room-brick": return try walkPlain(frameCount: frameCount ?? 300, finish: .brick)
+        case "room-tiled": return try walkPlain(frameCount: frameCount ?? 300, finish: .tiled)
         default: throw InputError(name, "unknown scene (known: \(names.joined(separator: ", ")))")
         }
     }
@@ -81,7 +85,13 @@ public enum RoomScenes {
     /// The same room with no poster and no marker (nothing of known size: monocular odometry
     /// cannot find the scale), and another walk: sideways from the right, across the room, round
     /// the bench and back toward the table.
-    static func walkPlain(frameCount n: Int) throws -> SyntheticScene {
+    /// How the room's shell is finished: photo mosaics everywhere (the rooms world tracking was
+    /// tuned on), or as rooms are (issue 28; ``RoomFinishes``): painted walls with a door frame, a
+    /// picture and a switch and carpet; a brick back wall over a tiled floor; or a tiled floor with
+    /// painted walls. The furniture keeps its photo textures (rooms have things in them).
+    enum Finish { case mosaic, painted, brick, tiled }
+
+    static func walkPlain(frameCount n: Int, finish: Finish = .mosaic) throws -> SyntheticScene {
         let path = walkPath(seed: 82, stops: [
             Stop(position: SIMD3(1.4, 1.45, 1.2), heading: -0.3, pitch: -25),
             Stop(position: SIMD3(0.4, 1.47, 1.4), heading: 0.2, pitch: -20),
@@ -89,7 +99,8 @@ public enum RoomScenes {
             Stop(position: SIMD3(-0.4, 1.52, -0.2), heading: 0.2, pitch: -22),
             Stop(position: SIMD3(0.5, 1.50, -0.4), heading: -1.0, pitch: -30),
         ], duration: 10)
-        return try room(name: "room-walk-plain", frameCount: n, path: path, seed: 82, targets: [], tableDecals: [])
+        let name = finish == .mosaic ? "room-walk-plain" : "room-\(finish)"
+        return try room(name: name, frameCount: n, path: path, seed: 82, targets: [], tableDecals: [], finish: finish)
     }
 
     /// A 10 s walk for plane detection: from in front of the table, a little to its right, the
@@ -141,9 +152,9 @@ public enum RoomScenes {
     /// surfaces in ground truth (a detector may find them); `weak` weakens the floor's and the
     /// table top's texture.
     static func room(name: String, frameCount n: Int, path: CameraPath, seed: UInt64, targets: [ScenePlane],
-                     tableDecals: [ScenePlane], weak: Bool = false) throws -> SyntheticScene {
+                     tableDecals: [ScenePlane], weak: Bool = false, finish: Finish = .mosaic) throws -> SyntheticScene {
         var scene = SyntheticScene(name: name, camera: MarkerScenes.standardCamera(), frameCount: n,
-                                   planes: try shell(weakFloor: weak) + targets, path: path)
+                                   planes: try shell(weakFloor: weak, finish: finish) + targets, path: path)
         scene.boxes = try furniture(tableDecals: tableDecals, weakTable: weak)
         scene.exposure = { _ in 1.0 / 250 }
         scene.instantsPerExposure = 3  // 1/250 s: the camera moves ~2 mm, the image < 1 px
@@ -171,8 +182,9 @@ public enum RoomScenes {
     /// no order is ever wrong; but where two planes meet, the one painted first is drawn 2 cm
     /// larger (hidden behind the other), so that no background shows through the joint of two
     /// anti-aliased edges. Surfaces keep the room's true extents.
-    static func shell(weakFloor: Bool = false) throws -> [ScenePlane] {
+    static func shell(weakFloor: Bool = false, finish: Finish = .mosaic) throws -> [ScenePlane] {
         let (w, h, d) = (size.x, size.y, size.z), margin = 0.02
+        if finish != .mosaic { return try finishedShell(finish) }
         // Floor: 0.5 m tiles with dark joints, warm and half-saturated (a tiled floor).
         var floorStyle = TextureMosaic.Style(photos: floorPhotos, tile: 125)
         floorStyle.zoom = 1.4...3.0
@@ -223,6 +235,50 @@ public enum RoomScenes {
                 texture: try TextureMosaic.make(width: Int((width / texel).rounded()), height: Int((h / texel).rounded()),
                                                 style: style, seed: 1010 + UInt64(k)),
                 size: SIMD2(width, h), pose: { _ in pose }, gain: { _ in shade(normal) },
+                surface: .init(name: name, alignment: .vertical, extent: SIMD2(abs(dot(pose.rotation.columns.0, size)), h))))
+        }
+        return planes
+    }
+
+    /// The shell of a room as rooms are (``Finish``), with the mosaic shell's geometry, surfaces and
+    /// painting order.
+    static func finishedShell(_ finish: Finish) throws -> [ScenePlane] {
+        let (w, h, d) = (size.x, size.y, size.z), margin = 0.02
+        let fw = w + 2 * margin, fd = d + 2 * margin
+        let floorTexture: Image
+        switch finish {
+        case .painted: floorTexture = try RoomFinishes.painted(width: fw, height: fd, texel: 0.004, colour: SIMD3(70, 90, 110),
+                                                               gradient: 0, grain: 9, seed: 3001)  // carpet: grain only
+        default: floorTexture = try RoomFinishes.tiles(width: fw, height: fd, texel: 0.004, seed: 3002)
+        }
+        let floor = ScenePlane(texture: floorTexture, size: SIMD2(fw, fd), pose: { _ in MarkerScenes.lying(at: .zero) },
+                               gain: { _ in shade(SIMD3(0, 1, 0)) }, surface: .init(name: "floor", alignment: .horizontal, extent: SIMD2(w, d)))
+        let ceilingPose = Transform(rotation: Matrix3(columns: (SIMD3(1, 0, 0), SIMD3(0, -1, 0), SIMD3(0, 0, -1))),
+                                    translation: SIMD3(0, h, 0))
+        let ceiling = ScenePlane(
+            texture: try RoomFinishes.painted(width: fw, height: fd, texel: 0.01, colour: SIMD3(235, 238, 238), gradient: 0.03, seed: 3003),
+            size: SIMD2(fw, fd), pose: { _ in ceilingPose }, gain: { _ in shade(SIMD3(0, -1, 0)) },
+            surface: .init(name: "ceiling", alignment: .horizontal, extent: SIMD2(w, d)))
+        let walls: [(String, SIMD3<Double>, Double, Double, [RoomFinishes.Feature])] = [
+            // The back wall: a door frame, and a picture frame beside it.
+            ("wall-back", SIMD3(0, 0, 1), d / 2, w + 2 * margin,
+             [.init(x: 0.9, y: 0.55, width: 0.9, height: 2.05, border: 0.07, shade: 0.72),
+              .init(x: 3.4, y: 0.7, width: 0.6, height: 0.45, border: 0.035, shade: 0.45)]),
+            ("wall-front", SIMD3(0, 0, -1), d / 2, w + 2 * margin, []),
+            // A light switch on the left wall.
+            ("wall-left", SIMD3(1, 0, 0), w / 2, d, [.init(x: 2.2, y: 1.4, width: 0.08, height: 0.12, border: 0, shade: 0.8)]),
+            ("wall-right", SIMD3(-1, 0, 0), w / 2, d, []),
+        ]
+        var planes = [floor, ceiling]
+        for (k, (name, normal, distance, width, features)) in walls.enumerated() {
+            let texel = 0.005
+            let texture = finish == .brick && name == "wall-back"
+                ? try RoomFinishes.brick(width: width, height: h, texel: texel, seed: 3010)
+                : try RoomFinishes.painted(width: width, height: h, texel: texel, colour: SIMD3(200, 215, 225), features: features,
+                                           seed: 3011 + UInt64(k))
+            let pose = SceneBox.upright(facing: normal, at: -normal * distance + SIMD3(0, h / 2, 0))
+            planes.append(ScenePlane(
+                texture: texture, size: SIMD2(width, h), pose: { _ in pose }, gain: { _ in shade(normal) },
                 surface: .init(name: name, alignment: .vertical, extent: SIMD2(abs(dot(pose.rotation.columns.0, size)), h))))
         }
         return planes
