@@ -14,6 +14,7 @@ rm -rf "$out"; mkdir -p "$out"; cd "$root"
 for d in Datasets/*; do n=$(basename "$d"); extra=()
   [ -f "$d/sequence.json" ] || continue  # qr-photos: photos, not a sequence
   [ "$n" = room-walk ] && extra=(--world --planes horizontal,vertical)
+  [ "$n" = room-painted ] && extra=(--world --planes horizontal,vertical)  # no target: world and planes only
   "$bin" track "$d" "${extra[@]}" -o "$out/$n.jsonl" --quiet > /dev/null
   "$bin" score "$d" "$out/$n.jsonl" > "$out/$n.score.txt"
 done
