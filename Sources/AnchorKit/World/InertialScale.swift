@@ -17,7 +17,7 @@ public struct InertialSample: Sendable, Equatable {
 /// The metric scale of a monocular map from an inertial log: the visual-inertial initialisation of
 /// VINS-Mono and ORB-SLAM3 in its linear form.
 ///
-/// Over any three frames T seconds apart, the camera's second difference of position is the
+/// Over any three frames T seconds apart (T = 0.2, 0.3 and 0.5 s, pooled), the camera's second difference of position is the
 /// accelerometer's world acceleration weighted by a triangle: p(t+T) - 2p(t) + p(t-T) =
 /// ∫ (T - |τ|) a(t+τ) dτ, with a = R f + g (R: the camera's rotation, which the map has right
 /// whatever its scale; f: the specific force read; g: gravity in the map's world). With the map's
@@ -31,8 +31,10 @@ public struct InertialSample: Sendable, Equatable {
 struct InertialScaleEstimator {
     /// Half the span of each triple of frames, seconds: the accelerations are seen through a
     /// triangle this wide, which averages the map's position noise but also the motion (hand
-    /// shake of 2-9 Hz is lost beyond ~0.3 s). Figures for 0.1-0.5 s: Benchmarks/README.md.
-    var halfSpan = 0.3
+    /// shake of 2-9 Hz is lost beyond ~0.3 s). The odometry's accelerations are off its own scale
+    /// by a few per cent, one way at short spans and the other at long ones, so the equations of
+    /// several spans are pooled (figures: Benchmarks/README.md, "Metric scale from an inertial log").
+    var halfSpans = [0.2, 0.3, 0.5]
     /// Seconds of tracked motion before a scale is given.
     var minimumDuration = 5.0
     /// The scale's relative standard error must be below this.
@@ -96,18 +98,20 @@ struct InertialScaleEstimator {
         }
         // Frames per half span, from the frame rate the times give.
         let rate = Double(lastFrame - firstFrame) / max(1e-9, poses[lastFrame]!.time - poses[firstFrame]!.time)
-        let k = max(1, Int((halfSpan * rate).rounded()))
         // Per triple and axis: Δ²p, ∫ (T - |τ|) R f dτ, the row of K, and T².
         var equations: [(d: Double, force: Double, kernel: SIMD3<Double>, spanSquared: Double, axis: Int)] = []
-        for i in frames {
-            guard let before = poses[i - k], let centre = poses[i], let after = poses[i + k] else { continue }
-            let t = centre.time, span = after.time - t
-            guard abs((t - before.time) - span) < 1e-6, span > 0 else { continue }
-            guard let (weighted, kernel) = integrals(around: t, halfSpan: span, track: track) else { continue }
-            let d = after.pose.translation - 2 * centre.pose.translation + before.pose.translation
-            for axis in 0..<3 {
-                equations.append((d[axis], weighted[axis], SIMD3(kernel[3 * axis], kernel[3 * axis + 1], kernel[3 * axis + 2]),
-                                  span * span, axis))
+        for halfSpan in halfSpans {
+            let k = max(1, Int((halfSpan * rate).rounded()))
+            for i in frames {
+                guard let before = poses[i - k], let centre = poses[i], let after = poses[i + k] else { continue }
+                let t = centre.time, span = after.time - t
+                guard abs((t - before.time) - span) < 1e-6, span > 0 else { continue }
+                guard let (weighted, kernel) = integrals(around: t, halfSpan: span, track: track) else { continue }
+                let d = after.pose.translation - 2 * centre.pose.translation + before.pose.translation
+                for axis in 0..<3 {
+                    equations.append((d[axis], weighted[axis], SIMD3(kernel[3 * axis], kernel[3 * axis + 1], kernel[3 * axis + 2]),
+                                      span * span, axis))
+                }
             }
         }
         guard equations.count >= 30 else { return nil }
