@@ -23,10 +23,15 @@ cv::Point fixed(double x, double y) {
             static_cast<int>(std::lround(std::clamp(y, -limit, limit) * kOne))};
 }
 
+// The Hershey fonts draw printable ASCII only: every other character (a UTF-8 sequence of 2-4
+// bytes, or a control byte) becomes one '?'.
 std::string printable(const char *text) {
-    std::string s = text ? text : "";
-    for (char &c : s)
-        if (c < 32 || c > 126) c = '?';
+    std::string s;
+    for (const char *p = text ? text : ""; *p; ++p) {
+        const unsigned char c = static_cast<unsigned char>(*p);
+        if ((c & 0xC0) == 0x80) continue;  // a continuation byte: its character is already a '?'
+        s.push_back(c >= 32 && c <= 126 ? static_cast<char>(c) : '?');
+    }
     return s;
 }
 

@@ -43,7 +43,14 @@ public enum DebugView {
                 }
             }
             if let at = labelAt {
-                let name = anchor.kind == .plane ? "\(anchor.identifier) \(anchor.alignment?.rawValue ?? "")" : anchor.identifier
+                let name: String
+                switch anchor.kind {
+                case .plane: name = "\(anchor.identifier) \(anchor.alignment?.rawValue ?? "")"
+                // A code's id is a digest: what it holds says more (shortened; bytes as base64).
+                case .qr: name = anchor.payload.map { p in p.streamValue.count > 28 ? p.streamValue.prefix(25) + "..." : p.streamValue }
+                    ?? anchor.identifier
+                default: name = anchor.identifier
+                }
                 labels.append(TextLabel(name, at: at + SIMD2(4, -6), color: anchor.kind == .plane ? .cyan : .yellow, height: 10))
             }
         }

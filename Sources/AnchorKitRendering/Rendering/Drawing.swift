@@ -47,7 +47,7 @@ public struct Stroke: Sendable {
 public struct TextLabel: Sendable {
     /// The left end of the baseline, image pixels.
     public var position: SIMD2<Double>
-    /// Printable ASCII; other characters are drawn as `?`.
+    /// Printable ASCII; every other character is drawn as one `?`.
     public var text: String
     public var color: Color
     /// Height of capitals, pixels.
