@@ -48,6 +48,8 @@ constexpr int kAllFormats = AK_CODE_QR | AK_CODE_MICRO_QR | AK_CODE_DATA_MATRIX 
 constexpr double kTemplateCorrelation = 0.75, kConvincingCorrelation = 0.9;
 constexpr double kSmallestModule = 1.2;
 constexpr size_t kMostSizesTried = 12;
+// QR codes are aligned with the blur template refinement assumes when none is measured.
+const cv::Vec2d kUnmeasuredBlur(std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN());
 
 ZXing::BarcodeFormats zxing_formats(int formats) {
     ZXing::BarcodeFormats f;
@@ -114,20 +116,26 @@ void append_payload(ak_code_reader &reader, ak_code_detection &d, const uint8_t 
 // (within half a module of the truth, as a decoder's corners and a short prediction mostly are),
 // else followed coarse to fine (a few modules). The aligned picture's correlation with the image
 // (NaN: no alignment), `quad` replaced when there is one.
+// The detection refinement of `code` (follow_code's last stage): its template aligned from where
+// the quad is, no corner moving more than half a module.
+auto refinement(ak_code_reader &reader, const cv::Mat &gray, const cv::Mat &code) {
+    return [&reader, &gray, &code](std::vector<cv::Point2f> &quad, akcv::TemplatePlacement *fit) {
+        return akcv::refine_code_template(code, reader.scratch, gray, quad, kUnmeasuredBlur, fit);
+    };
+}
+
 double align_known(ak_code_reader &reader, const cv::Mat &gray, const cv::Mat &code, std::vector<cv::Point2f> &quad) {
-    const cv::Vec2d unmeasured(std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN());
+    const auto refine = refinement(reader, gray, code);
     std::vector<cv::Point2f> aligned = quad;
     akcv::TemplatePlacement fit;
-    if (akcv::refine_code_template(code, reader.scratch, gray, aligned, unmeasured, &fit)) {
+    if (refine(aligned, &fit)) {
         const double correlation = akcv::template_correlation(reader.scratch.smooth, gray, fit, 2);
         if (correlation >= kTemplateCorrelation) {
             quad = aligned;
             return correlation;
         }
     }
-    return akcv::follow_code(code, reader.scratch, gray, quad, [&](std::vector<cv::Point2f> &moved, akcv::TemplatePlacement *f) {
-        return akcv::refine_code_template(code, reader.scratch, gray, moved, unmeasured, f);
-    });
+    return akcv::follow_code(code, reader.scratch, gray, quad, refine);
 }
 
 // The modules per side of the QR code at `quad` (0 when unknown) and, when they are found, `quad`
@@ -138,7 +146,6 @@ double align_known(ak_code_reader &reader, const cv::Mat &gray, const cv::Mat &c
 // sampled through those corners and aligned to the image as a template (every module edge
 // counts), as markers are: `code` gets that picture.
 int refine_qr_corners(ak_code_reader &reader, const cv::Mat &gray, cv::Point2f quad[4], const cv::Mat *known, cv::Mat &code) {
-    const cv::Vec2d unmeasured(std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN());
     if (known) {
         std::vector<cv::Point2f> aligned(quad, quad + 4);
         if (align_known(reader, gray, *known, aligned) >= kTemplateCorrelation) {
@@ -157,11 +164,6 @@ int refine_qr_corners(ak_code_reader &reader, const cv::Mat &gray, cv::Point2f q
     add(akcv::estimate_qr_modules(gray, quad));
     for (int n = 21; n <= 177 && side / n >= kSmallestModule; n += 4) add(n);
     if (candidates.size() > kMostSizesTried) candidates.resize(kMostSizesTried);
-    auto refine = [&](const cv::Mat &picture) {
-        return [&reader, &gray, &picture, unmeasured](std::vector<cv::Point2f> &moved, akcv::TemplatePlacement *fit) {
-            return akcv::refine_code_template(picture, reader.scratch, gray, moved, unmeasured, fit);
-        };
-    };
     int best = 0;
     double best_correlation = kTemplateCorrelation;  // below this no size is taken
     std::vector<cv::Point2f> best_quad;
@@ -170,18 +172,16 @@ int refine_qr_corners(ak_code_reader &reader, const cv::Mat &gray, cv::Point2f q
         // Modules of 2 px or more: the finder patterns' corners first (a start within a fraction of
         // a module); smaller ones, or when that fails, from the decoder's corners.
         cv::Point2f start[4] = {quad[0], quad[1], quad[2], quad[3]};
-        double rms = 0;
-        akcv::refine_qr(gray, n, start, 1.5, rms);
+        akcv::refine_qr(gray, n, start, 1.5);
         if (!akcv::sample_qr_code(gray, n, start, picture)) continue;
         std::vector<cv::Point2f> aligned(start, start + 4);
-        double correlation = akcv::follow_code(picture, reader.scratch, gray, aligned, refine(picture));
+        double correlation = akcv::follow_code(picture, reader.scratch, gray, aligned, refinement(reader, gray, picture));
         if (!(correlation > best_correlation)) continue;
         // The picture sampled again where it aligned reads the modules better: aligned once more.
         cv::Mat resampled;
         std::vector<cv::Point2f> again = aligned;
         akcv::TemplatePlacement fit;
-        if (akcv::sample_qr_code(gray, n, aligned.data(), resampled) &&
-            akcv::refine_code_template(resampled, reader.scratch, gray, again, unmeasured, &fit)) {
+        if (akcv::sample_qr_code(gray, n, aligned.data(), resampled) && refinement(reader, gray, resampled)(again, &fit)) {
             const double c = akcv::template_correlation(reader.scratch.smooth, gray, fit);
             if (c >= correlation) {
                 aligned = again;
@@ -242,8 +242,7 @@ void read_zxing_pass(ak_code_reader &reader, const cv::Mat &image, const cv::Mat
             const akcv::StageTimer refining(reader.profile.refinement);
             d.modules = refine_qr_corners(reader, gray, quad, known == reader.codes_seen.end() ? nullptr : &known->second, code);
             d.refined = d.modules > 0 ? 1 : 0;
-            if (d.modules > 0 && code.cols == d.modules && (known == reader.codes_seen.end() || known->second.data != code.data))
-                reader.codes_seen[key] = code;
+            if (d.modules > 0) reader.codes_seen[key] = code;
         }
         for (int k = 0; k < 4; ++k) {
             d.corners[2 * k] = quad[k].x;
@@ -389,11 +388,7 @@ ak_status ak_code_reader_read(ak_code_reader *reader, const ak_image *image, ak_
     static const char *fn = "ak_code_reader_read";
     return guarded(fn, [&]() -> ak_status {
         if (ak_status s = akcv::check_detect_arguments(fn, reader, image, detections, capacity, count)) return s;
-        const cv::Mat *gray = &image->mat;
-        if (image->mat.channels() == 3) {
-            cv::cvtColor(image->mat, reader->gray, cv::COLOR_BGR2GRAY);
-            gray = &reader->gray;
-        }
+        const cv::Mat *gray = &akcv::gray_of(image->mat, reader->gray);
         reader->payloads.clear();
         std::vector<ak_code_detection> found;
         ++reader->profile.calls;
@@ -442,11 +437,7 @@ ak_status ak_code_reader_follow(ak_code_reader *reader, const ak_image *image, c
         const akcv::StageTimer following(reader->profile.following);
         const auto seen = reader->codes_seen.find(std::string(reinterpret_cast<const char *>(payload), static_cast<size_t>(length)));
         if (seen == reader->codes_seen.end()) return AK_OK;
-        const cv::Mat *gray = &image->mat;
-        if (image->mat.channels() == 3) {
-            cv::cvtColor(image->mat, reader->gray, cv::COLOR_BGR2GRAY);
-            gray = &reader->gray;
-        }
+        const cv::Mat *gray = &akcv::gray_of(image->mat, reader->gray);
         std::vector<cv::Point2f> quad(4);
         for (int k = 0; k < 4; ++k) quad[static_cast<size_t>(k)] = cv::Point2f(predicted[2 * k], predicted[2 * k + 1]);
         *correlation = align_known(*reader, *gray, seen->second, quad);

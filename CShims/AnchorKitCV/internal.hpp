@@ -170,8 +170,8 @@ namespace akcv {
 int estimate_qr_modules(const cv::Mat &gray, const cv::Point2f quad[4]);
 // `quad` replaced by the homography fitted to the finder patterns' sub-pixel corners (true) or left
 // as it is (false: too small, too few corners, a poor fit, or a corner moved further than
-// `max_shift_modules` modules); `rms` gets the fit's residual, px.
-bool refine_qr(const cv::Mat &gray, int modules, cv::Point2f quad[4], double max_shift_modules, double &rms);
+// `max_shift_modules` modules).
+bool refine_qr(const cv::Mat &gray, int modules, cv::Point2f quad[4], double max_shift_modules);
 // The picture of the n-module QR code at `quad`, one pixel per module (0 black, 255 white): its
 // function patterns as the standard draws them, every other module sampled at its centre and
 // thresholded halfway between the finder patterns' black and white. False when the finder patterns
@@ -416,6 +416,25 @@ bool image_file_is_whole(const char *path, const ImageHeader &header, char *prob
 // resolution or the detector's own decimation if larger (apriltag.cpp).
 void detect_apriltags(ak_apriltag_detector &detector, const cv::Mat &gray, std::vector<ak_apriltag_detection> &tags,
                       double decimation);
+
+// `image` (8-bit gray or BGR) as gray: itself when it is gray, else converted into `buffer` (a
+// handle's reused buffer) and that returned.
+inline const cv::Mat &gray_of(const cv::Mat &image, cv::Mat &buffer) {
+    if (image.channels() != 3) return image;
+    cv::cvtColor(image, buffer, cv::COLOR_BGR2GRAY);
+    return buffer;
+}
+
+// Bilinear intensity of an 8-bit gray image at a sub-pixel position (pixel centres at integers),
+// the position clamped to the image.
+inline double sample_gray(const cv::Mat &gray, double x, double y) {
+    x = std::min(std::max(x, 0.0), gray.cols - 1.001);
+    y = std::min(std::max(y, 0.0), gray.rows - 1.001);
+    const int x0 = static_cast<int>(x), y0 = static_cast<int>(y);
+    const double fx = x - x0, fy = y - y0;
+    const uchar *r0 = gray.ptr<uchar>(y0), *r1 = gray.ptr<uchar>(y0 + 1);
+    return (1 - fy) * ((1 - fx) * r0[x0] + fx * r0[x0 + 1]) + fy * ((1 - fx) * r1[x0] + fx * r1[x0 + 1]);
+}
 
 // Wraps a Mat (made continuous) into a new handle with a fresh serial.
 ak_image *make_image(cv::Mat mat);

@@ -65,16 +65,6 @@ void refine_subpix(ak_marker_detector &det, const cv::Mat &gray) {
 
 namespace {
 
-// Bilinear intensity at a sub-pixel position (pixel centres at integers), clamped to the image.
-inline double sample(const cv::Mat &gray, double x, double y) {
-    x = std::min(std::max(x, 0.0), gray.cols - 1.001);
-    y = std::min(std::max(y, 0.0), gray.rows - 1.001);
-    const int x0 = static_cast<int>(x), y0 = static_cast<int>(y);
-    const double fx = x - x0, fy = y - y0;
-    const uchar *r0 = gray.ptr<uchar>(y0), *r1 = gray.ptr<uchar>(y0 + 1);
-    return (1 - fy) * ((1 - fx) * r0[x0] + fx * r0[x0 + 1]) + fy * ((1 - fx) * r1[x0] + fx * r1[x0 + 1]);
-}
-
 // The Gaussian sigma (px) of edges whose rise over one pixel, at its steepest, is `rises` times
 // their contrast: for an edge blurred by sigma that share is erf(0.5 / (sigma sqrt 2)). The
 // median share is inverted by bisection. NaN without rises. Sharp edges measure 0.3-0.5 px (the
@@ -129,7 +119,7 @@ void refine_quad_edges(const cv::Mat &gray, int modules, std::vector<cv::Point2f
             const cv::Point2d p = a + (b - a) * s;
             for (int t = -taps; t <= taps; ++t) {
                 const cv::Point2d q = p + normal * (t * step);
-                profile[static_cast<size_t>(t + taps)] = sample(gray, q.x, q.y);
+                profile[static_cast<size_t>(t + taps)] = sample_gray(gray, q.x, q.y);
             }
             // Dark inside, light outside: the edge is the largest rise along the normal,
             // measured over +-half a pixel (a shorter baseline only adds noise).
@@ -360,7 +350,7 @@ double template_correlation(const cv::Mat &t, const cv::Mat &gray, const Templat
             if (!(p[2] > 0)) continue;
             const double u = p[0] / p[2], v = p[1] / p[2];
             if (!(u >= 0 && v >= 0 && u <= gray.cols - 1.001 && v <= gray.rows - 1.001)) continue;
-            const double a = t.at<float>(y, x), b = sample(gray, u, v);
+            const double a = t.at<float>(y, x), b = sample_gray(gray, u, v);
             n += 1, st += a, si += b, stt += a * a, sii += b * b, sti += a * b;
         }
     if (n * 3 * stride * stride < static_cast<double>(t.total())) return std::numeric_limits<double>::quiet_NaN();

@@ -244,11 +244,7 @@ void detect_candidates(ak_marker_detector &det, const cv::Mat &gray, double deci
 void run_detection(ak_marker_detector &det, const ak_image &image, const cv::Rect *region, double scale) {
     det.profile.calls += 1;
     akcv::StageTimer candidates(det.profile.candidates);
-    const cv::Mat *gray = &image.mat;
-    if (image.mat.channels() == 3) {
-        cv::cvtColor(image.mat, det.gray, cv::COLOR_BGR2GRAY);
-        gray = &det.gray;
-    }
+    const cv::Mat *gray = &akcv::gray_of(image.mat, det.gray);
     det.corners.clear();
     det.ids.clear();
     det.correlations.clear();
@@ -351,11 +347,7 @@ ak_status known_marker_arguments(const char *fn, ak_marker_detector *detector, c
     if (id < 0 || id >= count) return fail(AK_ERR_ARGUMENT, fn, "marker id %d is not in the dictionary (0...%d)", id, count - 1);
     for (int i = 0; i < 8; ++i)
         if (!std::isfinite(corners[i])) return fail(AK_ERR_ARGUMENT, fn, "corners must be finite");
-    gray = &image->mat;
-    if (image->mat.channels() == 3) {
-        cv::cvtColor(image->mat, detector->gray, cv::COLOR_BGR2GRAY);
-        gray = &detector->gray;
-    }
+    gray = &akcv::gray_of(image->mat, detector->gray);
     quad.resize(4);
     for (int k = 0; k < 4; ++k) quad[static_cast<size_t>(k)] = cv::Point2f(corners[2 * k], corners[2 * k + 1]);
     return AK_OK;

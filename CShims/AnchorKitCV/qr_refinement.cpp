@@ -47,14 +47,7 @@ double module_pixels(const cv::Matx33d &H, cv::Point2d c) {
 
 // Bilinear gray level at (x, y), pixel centres at integers; -1 outside the image.
 double sample(const cv::Mat &gray, double x, double y) {
-    if (!(x >= 0 && y >= 0 && x <= gray.cols - 1 && y <= gray.rows - 1)) return -1;
-    const int x0 = std::min(static_cast<int>(x), gray.cols - 2 < 0 ? 0 : gray.cols - 2);
-    const int y0 = std::min(static_cast<int>(y), gray.rows - 2 < 0 ? 0 : gray.rows - 2);
-    const int x1 = std::min(x0 + 1, gray.cols - 1), y1 = std::min(y0 + 1, gray.rows - 1);
-    const double fx = x - x0, fy = y - y0;
-    const double top = gray.at<uint8_t>(y0, x0) * (1 - fx) + gray.at<uint8_t>(y0, x1) * fx;
-    const double bottom = gray.at<uint8_t>(y1, x0) * (1 - fx) + gray.at<uint8_t>(y1, x1) * fx;
-    return top * (1 - fy) + bottom * fy;
+    return x >= 0 && y >= 0 && x <= gray.cols - 1 && y <= gray.rows - 1 ? sample_gray(gray, x, y) : -1;
 }
 
 cv::Matx33d quad_homography(const cv::Point2f quad[4], double side) {
@@ -66,7 +59,7 @@ cv::Matx33d quad_homography(const cv::Point2f quad[4], double side) {
 // One refinement from the homography H (module space -> pixels): the finder corners refined and
 // refitted. False when a finder pattern is under 2 px a module or keeps too few corners, or the
 // fit is poor.
-bool refine_once(const cv::Mat &gray, int n, const cv::Matx33d &H, double max_shift_modules, cv::Matx33d &refined, double &rms) {
+bool refine_once(const cv::Mat &gray, int n, const cv::Matx33d &H, double max_shift_modules, cv::Matx33d &refined) {
     std::vector<cv::Point2f> module_points, image_points;
     std::vector<int> finder_of;
     double mean_module = 0;
@@ -112,8 +105,7 @@ bool refine_once(const cv::Mat &gray, int n, const cv::Matx33d &H, double max_sh
         ++count;
     }
     if (*std::min_element(inliers.begin(), inliers.end()) < 4) return false;
-    rms = std::sqrt(sum / count);
-    if (!(rms <= std::max(0.35, 0.2 * mean_module))) return false;
+    if (!(std::sqrt(sum / count) <= std::max(0.35, 0.2 * mean_module))) return false;
     refined = G;
     return true;
 }
@@ -178,12 +170,12 @@ int estimate_qr_modules(const cv::Mat &gray, const cv::Point2f quad[4]) {
     return std::abs(mean - n) <= 1.2 ? n : 0;
 }
 
-bool refine_qr(const cv::Mat &gray, int modules, cv::Point2f quad[4], double max_shift_modules, double &rms) {
+bool refine_qr(const cv::Mat &gray, int modules, cv::Point2f quad[4], double max_shift_modules) {
     cv::Matx33d H = quad_homography(quad, modules), refined;
     bool ok = false;
     // A second round starts from the first's fit: corners predicted far off converge then.
     for (int round = 0; round < 2; ++round) {
-        if (!refine_once(gray, modules, H, round == 0 ? max_shift_modules : 0.5, refined, rms)) break;
+        if (!refine_once(gray, modules, H, round == 0 ? max_shift_modules : 0.5, refined)) break;
         ok = true;
         const double moved = cv::norm(apply(refined, cv::Point2d(0, 0)) - apply(H, cv::Point2d(0, 0)));
         H = refined;

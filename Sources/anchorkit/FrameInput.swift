@@ -8,10 +8,8 @@ struct FrameInput {
     let source: FrameSource
     let camera: CameraIntrinsics
     let markers: [MarkerSet]
-    /// The sequence's QR codes, each payload's size.
-    let qrSizes: [QRCodeSet.PayloadSize]
-    /// The payloads the sequence lists.
-    let qrPayloads: [CodePayload]
+    /// The sequence's QR codes (payload and size).
+    let qrCodes: [SequenceDescription.QRCodeTarget]
     /// Reference images (from --image, else the sequence's), with the folder their files are in.
     let images: [SequenceDescription.ImageTarget]
     let imageFolder: String
@@ -33,8 +31,7 @@ struct FrameInput {
         let exists = fm.fileExists(atPath: input, isDirectory: &isDirectory)
         var sequenceCamera: CameraIntrinsics?
         var sequenceMarkers: [MarkerSet] = []
-        var sequenceCodes: [QRCodeSet.PayloadSize] = []
-        var sequencePayloads: [CodePayload] = []
+        var sequenceCodes: [SequenceDescription.QRCodeTarget] = []
         var sequenceImages: [SequenceDescription.ImageTarget] = []
         var gravity: String?
         var inertial: String?
@@ -52,8 +49,7 @@ struct FrameInput {
             source = try sequence.openFrames()
             sequenceCamera = sequence.description.camera
             sequenceMarkers = sequence.description.markers ?? []
-            sequencePayloads = (sequence.description.qrCodes ?? []).compactMap(\.codePayload)
-            sequenceCodes = (sequence.description.qrCodes ?? []).compactMap { c in c.codePayload.map { .init(payload: $0, size: c.size) } }
+            sequenceCodes = sequence.description.qrCodes ?? []
             sequenceImages = sequence.description.images ?? []
             folder = sequence.folder
             gravity = sequence.description.gravity.map(sequence.resolve)
@@ -67,8 +63,7 @@ struct FrameInput {
         }
         gravityPath = gravity
         inertialPath = inertial
-        qrSizes = sequenceCodes
-        qrPayloads = sequencePayloads
+        qrCodes = sequenceCodes
         self.photos = photos
         isOneFrame = source.expectedFrameCount == 1
         // Decoding overlaps tracking (and the set-up below) from here on.

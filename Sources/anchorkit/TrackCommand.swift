@@ -43,7 +43,7 @@ struct TrackCommand: ParsableCommand {
             var scale: WorldScale?
             var neverFound = NeverFound(markers: session.configuration.markers,
                                         imageNames: session.configuration.referenceImages?.images.map(\.name) ?? [],
-                                        codes: input.qrPayloads)
+                                        codes: input.qrCodes.compactMap(\.codePayload))
             var stages = StageProfile()
             let lookahead = LookaheadFrames(first: input.firstFrame, source: input.source, session: session)
             var next = try lookahead.next()

@@ -113,7 +113,7 @@ struct TrackingOptions: ParsableArguments {
         guard cameraHeight == nil || planeDetection?.contains(.horizontal) == true else {
             throw ValidationError("--camera-height needs --planes with horizontal (the floor is found as a plane)")
         }
-        let sizes = try qrSizes.map(QRCodeSet.PayloadSize.init(argument:)) + input.qrSizes
+        let sizes = try qrSizes.map(QRCodeSet.PayloadSize.init(argument:)) + input.qrCodes.compactMap(\.payloadSize)
         if let qrSize, let problem = Plausible.physicalSizeProblem(qrSize, of: "--qr") { throw ValidationError(problem) }
         let codes = qrSize == nil && sizes.isEmpty ? nil : QRCodeSet(defaultSize: qrSize, sizes: sizes)
         guard world || !input.markers.isEmpty || !input.images.isEmpty || references != nil || codes != nil else {

@@ -134,18 +134,17 @@ public final class QRCodeTracker: AnchorTracker {
     /// motion), else one not seen lately (the code moved while out of view), else a new one.
     private func assign(_ d: CodeDetection, payload: CodePayload, frame: Int, taken: Set<Int>) -> Int {
         let centre = d.corners.reduce(.zero, +) / 4
-        let candidates = instances.indices.filter { instances[$0].payload == payload && !taken.contains($0) }
-        let near = candidates.map { i -> (Int, Double) in
-            let predicted = instances[i].predictedCorners(at: frame).reduce(.zero, +) / 4
+        let recentSince = frame - max(1, parameters.recoveryFrames)
+        let mine = instances.indices.filter { instances[$0].payload == payload && !taken.contains($0) }
+        // Recent instances within reach (the nearest), then stale ones (the lowest number).
+        let near = mine.filter { instances[$0].frame >= recentSince }.map { i -> (Int, Double) in
+            let predicted: SIMD2<Double> = instances[i].predictedCorners(at: frame).reduce(.zero, +) / 4
             return (i, length(predicted - centre))
-        }.filter { instances[$0.0].frame >= frame - max(1, parameters.recoveryFrames) ? $0.1 < 3 * instances[$0.0].side + 20 : true }
-        // Recent instances within reach first (nearest), then stale ones (lowest number).
-        let recent = near.filter { instances[$0.0].frame >= frame - max(1, parameters.recoveryFrames) }
-        if let best = recent.min(by: { $0.1 < $1.1 }) { return best.0 }
-        if let stale = near.filter({ instances[$0.0].frame < frame - max(1, parameters.recoveryFrames) })
-            .min(by: { instances[$0.0].number < instances[$1.0].number }) {
-            instances[stale.0].previous = nil
-            return stale.0
+        }.filter { $0.1 < 3 * instances[$0.0].side + 20 }
+        if let best = near.min(by: { $0.1 < $1.1 }) { return best.0 }
+        if let stale = mine.filter({ instances[$0].frame < recentSince }).min(by: { instances[$0].number < instances[$1].number }) {
+            instances[stale].previous = nil
+            return stale
         }
         let number = (instances.filter { $0.payload == payload }.map(\.number).max() ?? -1) + 1
         instances.append(Instance(payload: payload, number: number, format: d.format, modules: d.modules, corners: d.corners,

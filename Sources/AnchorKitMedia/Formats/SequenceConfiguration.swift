@@ -40,7 +40,7 @@ extension Configuration {
         let images = try d.images.flatMap { $0.isEmpty ? nil : try ReferenceImageSet(targets: $0, folder: sequence.folder) }
         self.init(camera: d.camera, markers: d.markers ?? [], referenceImages: images)
         if let codes = d.qrCodes, !codes.isEmpty {
-            qrCodes = QRCodeSet(sizes: codes.compactMap { c in c.codePayload.map { QRCodeSet.PayloadSize(payload: $0, size: c.size) } })
+            qrCodes = QRCodeSet(sizes: codes.compactMap(\.payloadSize))
         }
         gravity = try d.gravity.map { try GravityFile.read(contentsOf: sequence.resolve($0)) }
         inertial = try d.imu.map { try InertialLog.read(contentsOf: sequence.resolve($0.file)) }

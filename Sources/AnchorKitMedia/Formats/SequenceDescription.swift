@@ -24,6 +24,8 @@ public struct SequenceDescription: Codable, Sendable {
         }
         /// The payload, nil when the encoding is unknown or the base64 malformed.
         public var codePayload: CodePayload? { CodePayload(streamValue: payload, encoding: payloadEncoding) }
+        /// This code's size, for exactly its payload; nil when the payload is malformed.
+        public var payloadSize: QRCodeSet.PayloadSize? { codePayload.map { QRCodeSet.PayloadSize(payload: $0, size: size) } }
     }
 
     /// An inertial log beside the frames (FORMATS: `imu`).
