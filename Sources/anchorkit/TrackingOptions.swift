@@ -78,6 +78,12 @@ struct TrackingOptions: ParsableArguments {
     @Option(help: "Stop refining planes after this many seconds of video (they then stay as they are).")
     var freezePlanesAfter: Double?
 
+    @Option(help: "Upright planes from where they meet the floor (a plain wall's foot), found from straight edges seen from several places: on or off. (default: on)")
+    var wallEdges = "on"
+
+    @Flag(help: "Rooms as boxes (a Manhattan world): walls found from their foot are turned parallel or perpendicular to the first upright plane when within 10° of it.")
+    var manhattan = false
+
     /// The files these options read (as given; some may not exist), which an output must not replace.
     var inputFiles: [String?] {
         [camera, references, gravity, imu, poses] + images.map { try? ReferenceImageSet.target(argument: $0).file }
@@ -108,6 +114,8 @@ struct TrackingOptions: ParsableArguments {
         }
         guard planeDetection == nil || poses == nil else { throw ValidationError("--planes needs visual odometry: it cannot be used with --poses") }
         guard freezePlanesAfter == nil || planeDetection != nil else { throw ValidationError("--freeze-planes-after needs --planes") }
+        guard wallEdges == "on" || wallEdges == "off" else { throw ValidationError("--wall-edges must be on or off, not \"\(wallEdges)\"") }
+        guard !manhattan || planeDetection?.contains(.vertical) == true else { throw ValidationError("--manhattan needs --planes with vertical") }
         let world = self.world || planeDetection != nil
         guard world || (gravity == nil && poses == nil && imu == nil) else { throw ValidationError("--gravity, --imu and --poses need --world") }
         guard cameraHeight == nil || planeDetection?.contains(.horizontal) == true else {
@@ -143,6 +151,8 @@ struct TrackingOptions: ParsableArguments {
             if let poses, let recorded { warnAboutGaps(in: Set(recorded.keys), of: poses, frames: frames) }
             if let gravityFile, let g = configuration.gravity { warnAboutGaps(in: Set(g.keys), of: gravityFile, frames: frames) }
             configuration.planeDetection = planeDetection ?? []
+            configuration.planeFinding.wallsFromFloorEdges = wallEdges == "on"
+            configuration.planeFinding.manhattanWorld = manhattan
             configuration.cameraHeight = cameraHeight
         }
         configuration.markerDetection.cornerRefinement = refinement

@@ -424,12 +424,14 @@ struct RoomSceneTests {
 }
 
 /// A room as rooms are (issue 28): painted walls with a door frame, a picture and a switch over
-/// carpet, no target (`Datasets/room-painted`). What holds there today, as a floor for the work on
-/// plain walls: the first 6 s tracked without a loss, the floor and the bench found, no false plane.
-/// (Figures over the whole walk, beside the mosaic room: Benchmarks/README.md, "Rooms as they are".)
+/// carpet, no target (`Datasets/room-painted`). At 8 s the camera pans over the bare back wall
+/// (under 100 corners in view): tracking holds there, limited, on the few points followed and
+/// comes back to normal; the painted back wall, with no map points but its door frame, is found
+/// from its foot on the floor; no false plane. (Figures over the whole walk, beside the mosaic
+/// room: Benchmarks/README.md, "Rooms as they are".)
 @Suite("Painted room")
 struct PaintedRoomTests {
-    @Test func firstSecondsHoldWithFloorAndNoFalsePlane() throws {
+    @Test func holdsOverTheBareWallAndFindsItFromItsFoot() throws {
         let sequence = try RecordedSequence(folder: Paths.dataset("room-painted"))
         var configuration = try Configuration(sequence: sequence)
         configuration.worldTracking = .visualOdometry(VisualOdometry.Parameters())
@@ -437,15 +439,18 @@ struct PaintedRoomTests {
         let session = try Session(configuration: configuration)
         let source = try sequence.openFrames()
         var updates: [FrameUpdate] = []
-        while let frame = try source.nextFrame(), frame.index < 180 { updates.append(try session.process(frame)) }
-        let truth = try #require(try sequence.groundTruth()).filter { $0.frame < 180 }
+        // To 9 s: the bare wall is passed at 8.5 s.
+        while let frame = try source.nextFrame(), frame.index < 270 { updates.append(try session.process(frame)) }
+        let truth = try #require(try sequence.groundTruth()).filter { $0.frame < 270 }
         let score = Scorer(camera: sequence.description.camera).score(reported: updates, truth: truth)
         let world = try #require(score.world), planes = try #require(score.planes)
         let found = Set(planes.planes.filter { $0.foundFrame != nil }.map(\.identifier))
-        print("room-painted, 6 s: ATE \(world.absoluteTrajectoryErrorPercent ?? -1) %, losses \(world.losses), planes found \(found.sorted()), false \(planes.falsePlanes)")
-        #expect(world.losses == 0)
-        #expect((world.absoluteTrajectoryErrorPercent ?? .infinity) < 1)
-        #expect(found.contains("plane/floor") && found.contains("plane/bench"))
+        let relocalising = updates.filter { $0.camera.trackingState == .limited(.relocalizing) }.count
+        print("room-painted: ATE \(world.absoluteTrajectoryErrorPercent ?? -1) %, lost \(world.losses) regained \(world.regains), relocalising \(relocalising) frames, planes found \(found.sorted()), false \(planes.falsePlanes)")
+        #expect(relocalising == 0)
+        #expect(world.regains == world.losses)
+        #expect((world.absoluteTrajectoryErrorPercent ?? .infinity) < 2)
+        #expect(found.isSuperset(of: ["plane/floor", "plane/bench", "plane/wall-back"]))
         #expect(planes.falsePlanes.isEmpty)
     }
 }

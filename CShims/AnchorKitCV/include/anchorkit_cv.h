@@ -25,6 +25,7 @@
 #include "anchorkit_features.h"
 #include "anchorkit_homography.h"
 #include "anchorkit_flow.h"
+#include "anchorkit_lines.h"
 #include "anchorkit_linalg.h"
 
 #endif

@@ -73,6 +73,16 @@ public struct PlaneDetection: OptionSet, Sendable {
         public var sightLineMargin = 0.1
         /// RANSAC hypotheses per vertical or arbitrary plane.
         public var iterations = 300
+        /// Upright planes also from their foot on the floor (a plain wall has too few map points
+        /// for a plane of points): a straight edge that views at least `edgeBaseline` metres
+        /// apart lay on one line of the floor, with shades differing by `minimumEdgeContrast`
+        /// gray levels (of 255) across it. Needs vertical planes looked for and a floor found.
+        public var wallsFromFloorEdges = true
+        public var edgeBaseline = 0.15
+        public var minimumEdgeContrast = 12.0
+        /// Rooms as boxes (a Manhattan world): the walls found from the floor's edges are turned
+        /// parallel or perpendicular to the first upright plane found when within 10° of it.
+        public var manhattanWorld = false
 
         public init() {}
     }

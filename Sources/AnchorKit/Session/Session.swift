@@ -25,6 +25,7 @@ public final class Session {
     private var planeRevision: Int?
     /// Points of level surfaces from plane sweeps between keyframes (``LevelSweep``).
     private var levelSweep = LevelSweep()
+    private lazy var floorEdges = FloorEdgeWalls(parameters: configuration.planeFinding)
     private var trackedRaycasts: [TrackedRaycast] = []
     /// The map's points in the session's world (ARFrame.rawFeaturePoints, but of the whole
     /// map): what `.estimatedPlane` raycasts hit. Empty without visual odometry. Converted once
@@ -238,9 +239,15 @@ public final class Session {
         let finder = PlaneFinder(detection: configuration.planeDetection, parameters: configuration.planeFinding)
         let walls = planes!.anchors.filter { $0.alignment != .horizontal }.map(PlanarRegion.init)
         let level = levelSweep.points(besides: walls, margin: 3 * configuration.planeFinding.inlierDistance / unit)
-        let candidates = finder.find(in: points, levelPoints: level.points, recentLevelPoints: level.recentCount,
+        var candidates = finder.find(in: points, levelPoints: level.points, recentLevelPoints: level.recentCount,
                                      knownPlanes: planes!.anchors,
                                      viewpoint: camera.transform.translation, metresPerUnit: unit)
+        if configuration.planeDetection.contains(.vertical), configuration.planeFinding.wallsFromFloorEdges {
+            let floor = FloorEdgeWalls.floor(among: planes!.anchors, points: points,
+                                             tolerance: 3 * configuration.planeFinding.inlierDistance / unit)
+            candidates += try floorEdges.candidates(in: frame.gray(), worldFromCamera: camera.transform, camera: configuration.camera,
+                                                    floor: floor, points: points, knownPlanes: planes!.anchors, metresPerUnit: unit)
+        }
         let views = world.mapViews.map { MapView(centre: alignment.apply(to: $0.centre), points: $0.points) }
         return try planes!.update(with: candidates, growingIn: levelSweep.latestPairs, freeSpace: FreeSpace(views: views, points: points),
                                   viewpoint: camera.transform.translation, metresPerUnit: unit)
@@ -305,6 +312,7 @@ public final class Session {
                 world.rescale(by: factor)
                 planes?.rescale(by: factor)
                 levelSweep.rescale(by: factor)
+                floorEdges.rescale(by: factor)
                 location.worldFromCamera = pose.translationScaled(by: factor)
                 location.scale = .metric
             }

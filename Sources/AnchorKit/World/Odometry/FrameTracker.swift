@@ -31,6 +31,8 @@ struct FrameTracker {
     var velocity = Transform.identity
     /// True while the camera is not found against the map (relocalisation is needed).
     var lost = false
+    /// Frames in a row whose pose the motion model gave alone (``coast(upTo:)``).
+    private(set) var coasted = 0
     private var previous: FlowPyramid?
     private var poseSolver = PointPoseSolver()
 
@@ -80,34 +82,90 @@ struct FrameTracker {
     /// counted `landmarkWeight` times: they are few but precise and drift-free), starting from
     /// the last pose moved by the last motion. On success the tracks that slid off their point
     /// are dropped and the pose becomes the last; returns the inliers among the tracked points,
-    /// or nil when too few were found (the camera is lost).
+    /// or nil when too few were found (the camera is lost). A pose from fewer inliers that agrees
+    /// with the motion is kept for ``hold()``.
     mutating func locate(against map: OdometryMap, landmarks: [MapLandmark]) throws -> Int? {
+        weak = nil
         let mapped = tracks.indices.filter { tracks[$0].point != nil }
         let guess = pose.map { velocity * $0 }
-        var solved: (pose: Transform, inliers: [Bool])?
-        if !lost && mapped.count >= parameters.minimumInliers {
-            var world = mapped.map { map.points[tracks[$0].point!] }, pixels = mapped.map { camera.idealPixel(tracks[$0].position) }
-            for l in landmarks {
-                for _ in 0..<parameters.landmarkWeight {
-                    world.append(l.position)
-                    pixels.append(l.pixel)
-                }
-            }
-            solved = try poseSolver.solve(worldPoints: world, pixels: pixels, camera: camera,
-                                          opencvCameraFromWorldGuess: guess)
-                .map { ($0.opencvCameraFromWorld, Array($0.inliers.prefix(mapped.count))) }
-        }
-        guard let solved, solved.inliers.filter({ $0 }).count >= parameters.minimumInliers else {
+        guard !lost, mapped.count >= parameters.holdingInliers else {
             lost = true
             return nil
         }
+        var world = mapped.map { map.points[tracks[$0].point!] }, pixels = mapped.map { camera.idealPixel(tracks[$0].position) }
+        for l in landmarks {
+            for _ in 0..<parameters.landmarkWeight {
+                world.append(l.position)
+                pixels.append(l.pixel)
+            }
+        }
+        let found = try poseSolver.solve(worldPoints: world, pixels: pixels, camera: camera, opencvCameraFromWorldGuess: guess)
+            .map { Located(pose: $0.opencvCameraFromWorld, tracks: mapped, inliers: Array($0.inliers.prefix(mapped.count))) }
+        guard let found, found.inlierCount >= parameters.minimumInliers else {
+            if let found, found.inlierCount >= parameters.holdingInliers,
+               agrees(found.pose, with: guess, at: zip(mapped, found.inliers).filter(\.1).map { map.points[tracks[$0.0].point!] }) {
+                weak = found
+            }
+            lost = true
+            return nil
+        }
+        accept(found)
+        return found.inlierCount
+    }
+
+    /// A pose found by PnP: the tracks it used (indices into `tracks`) and which were inliers.
+    private struct Located {
+        var pose: Transform
+        var tracks: [Int]
+        var inliers: [Bool]
+        var inlierCount: Int { inliers.filter { $0 }.count }
+    }
+    /// The last ``locate(against:landmarks:)``'s pose from too few inliers, when it agreed with
+    /// the motion.
+    private var weak: Located?
+
+    /// Takes the pose ``locate(against:landmarks:)`` found from too few inliers but in agreement
+    /// with the motion (a plain wall in view), when it found one. True when it did.
+    mutating func hold() -> Bool {
+        guard let weak else { return false }
+        self.weak = nil
+        accept(weak)
+        return true
+    }
+
+    private mutating func accept(_ located: Located) {
         // Outliers are tracks that slid off their point: drop them.
         var drop = Set<Int>()
-        for (k, i) in mapped.enumerated() where !solved.inliers[k] { drop.insert(i) }
+        for (k, i) in located.tracks.enumerated() where !located.inliers[k] { drop.insert(i) }
         tracks = tracks.enumerated().filter { !drop.contains($0.offset) }.map(\.element)
-        if let before = pose { velocity = solved.pose * before.inverse }
-        pose = solved.pose
-        return solved.inliers.filter { $0 }.count
+        if let before = pose { velocity = located.pose * before.inverse }
+        pose = located.pose
+        coasted = 0
+        lost = false
+    }
+
+    /// True when `pose` moves `points` by at most `holdingDeviation` px (median) from where
+    /// `guess` projects them.
+    private func agrees(_ pose: Transform, with guess: Transform?, at points: [SIMD3<Double>]) -> Bool {
+        guard let guess else { return false }
+        let deviations = points.compactMap { x -> Double? in
+            guard let a = camera.project(opencvCameraPoint: pose.apply(to: x)),
+                  let b = camera.project(opencvCameraPoint: guess.apply(to: x)) else { return nil }
+            return length(a - b)
+        }
+        guard let median = Summary(deviations)?.median else { return false }
+        return median <= parameters.holdingDeviation
+    }
+
+    /// Moves the pose on by the last motion, when fewer than `limit` frames in a row were; the
+    /// tracks stay, to be tried again on the next frame. False when the limit is reached (the
+    /// camera is lost).
+    mutating func coast(upTo limit: Int) -> Bool {
+        guard coasted < limit, let pose else { return false }
+        self.pose = velocity * pose
+        coasted += 1
+        lost = false
+        return true
     }
 
     /// Starts again from a pose found against the whole map and the tracks of its matches.
@@ -116,6 +174,7 @@ struct FrameTracker {
         self.pose = pose
         velocity = .identity
         lost = false
+        coasted = 0
     }
 
     /// Multiplies every length by `factor` (the world became metric).

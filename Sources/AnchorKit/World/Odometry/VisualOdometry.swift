@@ -31,6 +31,15 @@ public final class VisualOdometry: WorldTracker {
         public var initialisationFlow = 20.0
         /// Least PnP inliers for a pose; at least `normalInliers` for `normal` tracking.
         public var minimumInliers = 20
+        /// Fewer inliers than `minimumInliers` but at least `holdingInliers` (a plain wall in
+        /// view) still give a pose, `limited(insufficientFeatures)`, when it moves its points by
+        /// at most `holdingDeviation` px (median) from where the motion model puts them: few
+        /// points alone can fit a wrong pose, few points that agree with the motion do not.
+        public var holdingInliers = 10
+        public var holdingDeviation = 12.0
+        /// Frames the pose is predicted by the motion model alone when no pose is found, before
+        /// tracking is reported lost (`relocalizing`).
+        public var coastingFrames = 15
         public var normalInliers = 60
         /// Reprojection error threshold (px) of PnP, triangulation and bundle adjustment.
         public var reprojectionThreshold = 2.5
@@ -209,7 +218,17 @@ public final class VisualOdometry: WorldTracker {
             let relocalising = StageProfile.now()
             let relocalised = try relocaliser.relocalise(gray: gray, in: map)
             profile.add(.worldPose, since: relocalising)
-            guard let found = relocalised else { return .limited(.relocalizing) }
+            guard let found = relocalised else {
+                // Too little texture for a pose from the whole map (a plain wall, a blur): the
+                // few points followed, if they agree with the motion, else the motion alone for a
+                // few frames, while the map points still followed may come back.
+                if tracker.hold() {
+                    try addKeyframeIfNeeded(frame: frame, gray: gray, pyramid: pyramid, landmarks: landmarks)
+                    return .limited(.insufficientFeatures)
+                }
+                return tracker.coast(upTo: parameters.coastingFrames)
+                    ? .limited(Self.isDark(gray) ? .lowLight : .insufficientFeatures) : .limited(.relocalizing)
+            }
             tracker.resume(at: found.pose, tracks: found.tracks)
             // A keyframe at once: its bundle adjustment refines the pose of the whole-map match
             // (on room-walk-blackout it was 2.9 cm off, 1.6 cm after) and finds the lost points
@@ -217,14 +236,19 @@ public final class VisualOdometry: WorldTracker {
             try addKeyframe(frame: frame, gray: gray, pyramid: pyramid, landmarks: landmarks)
             return .normal
         }
+        try addKeyframeIfNeeded(frame: frame, gray: gray, pyramid: pyramid, landmarks: landmarks)
+        if flow > parameters.excessiveFlow { return .limited(.excessiveMotion) }
+        return inliers >= parameters.normalInliers ? .normal : .limited(.insufficientFeatures)
+    }
+
+    /// A keyframe when the map points followed thin out or the last keyframe is old.
+    private func addKeyframeIfNeeded(frame: Int, gray: Image, pyramid: FlowPyramid, landmarks: [MapLandmark]) throws {
         let last = map.keyframes[map.keyframes.count - 1]
         let followed = tracker.tracks.filter { $0.point != nil }.count
         if Double(followed) < parameters.keyframeOverlap * Double(last.observations.count)
             || frame - last.frame >= parameters.keyframeInterval || followed < 2 * parameters.normalInliers {
             try addKeyframe(frame: frame, gray: gray, pyramid: pyramid, landmarks: landmarks)
         }
-        if flow > parameters.excessiveFlow { return .limited(.excessiveMotion) }
-        return inliers >= parameters.normalInliers ? .normal : .limited(.insufficientFeatures)
     }
 
     private func addKeyframe(frame: Int, gray: Image, pyramid: FlowPyramid, landmarks: [MapLandmark]) throws {
