@@ -2,8 +2,10 @@
 # Rooms as they are (issue 28): world tracking and planes on room-walk-plain's walk through the
 # mosaic room and the same room painted, with a brick wall, and tiled; each with the walls found
 # from their foot (the default), without them (--wall-edges off) and squared (--manhattan); then a
-# covered lens (frames 60-69 and 150-159 black) in the brick room, to see that relocalising among
-# repeated bricks finds the right pose. Prints the table rows of Benchmarks/README.md.
+# covered lens (frames 60-69 and 150-159 black) in the brick room, without and with an inertial
+# log, to see that relocalising among repeated bricks finds the right pose and how far the pose
+# carried by the motion (and the gyroscope) strays while covered. Prints the rows of
+# Benchmarks/README.md.
 #
 #   bash Benchmarks/rooms.sh      # from the package root (or anywhere)
 #
@@ -30,12 +32,16 @@ for room in room-walk-plain room-painted room-brick room-tiled; do
     done
 done
 
-say "covered lens in the brick room (frames 60-69 and 150-159 black), beside the uncovered run"
-[[ -f "$WORK/room-brick-frames/sequence.json" ]] || "$ANCHORKIT" synth room-brick -o "$WORK/room-brick-frames" --quiet >/dev/null
-rm -rf "$WORK/room-brick-covered" && cp -r "$WORK/room-brick-frames" "$WORK/room-brick-covered"
-python3 "$HERE/cover_frames.py" "$WORK/room-brick-covered/frames" 60-69 150-159
-for seq in room-brick-frames room-brick-covered; do
-    "$ANCHORKIT" track "$WORK/$seq" --world -o "$WORK/$seq.jsonl" --quiet >/dev/null
-    printf '%s: ' "$seq"
-    "$ANCHORKIT" score "$WORK/$seq" "$WORK/$seq.jsonl" | grep -E "ATE \(|lost / regained" | tr -s ' ' | paste -sd ';'
+say "covered lens in the brick room (frames 60-69 and 150-159 black), beside the uncovered run; with an inertial log"
+for imu in "" "-imu"; do
+    base="$WORK/room-brick$imu-frames"; covered="$WORK/room-brick$imu-covered"
+    [[ -f "$base/sequence.json" ]] || "$ANCHORKIT" synth room-brick ${imu:+--imu} -o "$base" --quiet >/dev/null
+    rm -rf "$covered" && cp -r "$base" "$covered"
+    python3 "$HERE/cover_frames.py" "$covered/frames" 60-69 150-159
+    for seq in "$base" "$covered"; do
+        "$ANCHORKIT" track "$seq" --world -o "$seq.jsonl" --quiet >/dev/null
+        printf '%s: ' "$(basename "$seq")"
+        "$ANCHORKIT" score "$seq" "$seq.jsonl" | grep -E "ATE \(|lost / regained" | tr -s ' ' | paste -sd ';'
+    done
+    python3 "$HERE/covered_errors.py" "$covered/groundtruth.jsonl" "$covered.jsonl" 7-59 59,64,69,70,149,154,159,160
 done

@@ -80,4 +80,20 @@ struct InertialScaleTests {
             #expect { try InertialLog.read(contentsOf: path) } throws: { "\($0)".contains(mention) }
         }
     }
+
+    /// The gyroscope's turn between two instants: 0.3 rad/s about the camera's +y (a pan to the
+    /// left, ARKit axes) at 200 Hz, from 0.1 s to 0.6 s, is 0.15 rad about +y, with the partial
+    /// sample intervals at either end counted; an interval the log does not cover has no turn.
+    @Test func gyroscopeTurnBetweenTwoInstants() throws {
+        let samples = (0...200).map { InertialSample(time: Double($0) / 200 + 0.002, accelerometer: SIMD3(0, 9.81, 0),
+                                                     gyroscope: SIMD3(0, 0.3, 0)) }
+        let gyroscope = GyroscopeRotation(samples: samples.reversed())
+        let turn = try #require(gyroscope.turn(from: 0.1, to: 0.6))
+        let expected = Matrix3.rotation(angle: 0.15, axis: SIMD3(0, 1, 0))
+        #expect((turn.transposed * expected).rotationAngle < 1e-9)
+        // camera0_from_camera1: a point ahead of camera 1 (-z) is to the left of camera 0 (-x).
+        #expect((turn * SIMD3(0, 0, -1)).x < -0.1)
+        #expect(gyroscope.turn(from: 0, to: 0.5) == nil)
+        #expect(gyroscope.turn(from: 0.9, to: 1.1) == nil)
+    }
 }

@@ -79,9 +79,13 @@ public final class Session {
         case nil: world = nil
         case .externalPoses(let poses): world = ExternalPoseTracker(poses: poses)
         case .visualOdometry(let parameters):
-            world = VisualOdometry(camera: configuration.camera, parameters: parameters)
+            let odometry = VisualOdometry(camera: configuration.camera, parameters: parameters)
+            world = odometry
             scale = ScaleEstimator()
-            if let samples = configuration.inertial, !samples.isEmpty { inertialScale = InertialScaleEstimator(samples: samples) }
+            if let samples = configuration.inertial, !samples.isEmpty {
+                inertialScale = InertialScaleEstimator(samples: samples)
+                odometry.gyroscope = GyroscopeRotation(samples: samples)
+            }
             if !configuration.planeDetection.isEmpty { planes = PlaneMap(parameters: configuration.planeFinding) }
         }
         if let height = configuration.cameraHeight {

@@ -72,6 +72,11 @@ public final class VisualOdometry: WorldTracker {
     private var mapper: LocalMapper
     private var relocaliser: Relocaliser
     private var metric = false
+    /// The turn between frames from an inertial log's gyroscope, for the frames whose pose the
+    /// motion carries (too little texture); without it, the last frame-to-frame turn is repeated.
+    package var gyroscope: GyroscopeRotation?
+    /// The time of the last frame located, seconds.
+    private var lastTime: Double?
     public private(set) var originFrame: Int?
     public var mapRevision: Int { map.revision }
     package private(set) var profile = StageProfile()
@@ -115,7 +120,7 @@ public final class VisualOdometry: WorldTracker {
                         ? .limited(Self.isDark(gray) ? .lowLight : .insufficientFeatures) : .limited(.initializing)
                 }
             } else {
-                state = try track(frame: frame.index, gray: gray, pyramid: pyramid, flow: flow, landmarks: landmarks)
+                state = try track(frame: frame.index, time: frame.time, gray: gray, pyramid: pyramid, flow: flow, landmarks: landmarks)
             }
         } catch {
             // A native failure (odd geometry, a degenerate solve) costs this frame, not the run:
@@ -123,6 +128,7 @@ public final class VisualOdometry: WorldTracker {
             tracker.lost = !map.keyframes.isEmpty
             state = map.keyframes.isEmpty ? .limited(.initializing) : .limited(.relocalizing)
         }
+        lastTime = frame.time
         let scale: WorldScale = metric ? .metric : .arbitrary
         guard let pose = tracker.pose, !map.keyframes.isEmpty else {
             return CameraLocation(worldFromCamera: nil, trackingState: state, scale: scale)
@@ -179,11 +185,19 @@ public final class VisualOdometry: WorldTracker {
 
     // The map is in OpenCV's axes (the world is the origin keyframe's OpenCV camera); ARKit's
     // world is the origin camera's ARKit frame. Both differ by F = diag(1, -1, -1) = F⁻¹, on
-    // camera and world alike; these three are the only places the odometry changes axes.
+    // camera and world alike; these four are the only places the odometry changes axes.
 
     /// `arkitWorld_from_arkitCamera` = F · `inverse(opencvCamera_from_world)` · F.
     private func arkitWorldFromCamera(_ opencvCameraFromWorld: Transform) -> Transform {
         CameraConvention.flip * opencvCameraFromWorld.inverse * CameraConvention.flip
+    }
+
+    /// The gyroscope's turn from the last frame to `time` as `opencvCamera1_from_opencvCamera0`:
+    /// F · transpose(`arkitCamera0_from_arkitCamera1`) · F.
+    private func gyroscopeTurn(to time: Double) -> Matrix3? {
+        guard let lastTime, let turn = gyroscope?.turn(from: lastTime, to: time) else { return nil }
+        let f = CameraConvention.flip.rotation
+        return f * turn.transposed * f
     }
 
     /// A map point in ARKit world axes: F · p.
@@ -210,7 +224,8 @@ public final class VisualOdometry: WorldTracker {
         return true
     }
 
-    private func track(frame: Int, gray: Image, pyramid: FlowPyramid, flow: Double, landmarks: [MapLandmark]) throws -> TrackingState {
+    private func track(frame: Int, time: Double, gray: Image, pyramid: FlowPyramid, flow: Double,
+                       landmarks: [MapLandmark]) throws -> TrackingState {
         let locating = StageProfile.now()
         let located = try tracker.locate(against: map, landmarks: landmarks)
         profile.add(.worldPose, since: locating)
@@ -226,7 +241,7 @@ public final class VisualOdometry: WorldTracker {
                     try addKeyframeIfNeeded(frame: frame, gray: gray, pyramid: pyramid, landmarks: landmarks)
                     return .limited(.insufficientFeatures)
                 }
-                return tracker.coast(upTo: parameters.coastingFrames)
+                return tracker.coast(upTo: parameters.coastingFrames, turn: gyroscopeTurn(to: time))
                     ? .limited(Self.isDark(gray) ? .lowLight : .insufficientFeatures) : .limited(.relocalizing)
             }
             tracker.resume(at: found.pose, tracks: found.tracks)

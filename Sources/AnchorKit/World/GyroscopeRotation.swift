@@ -1,0 +1,31 @@
+/// The camera's turn between two instants from an inertial log's gyroscope: what carries the
+/// pose of visual odometry over frames without enough texture when a log is given.
+package struct GyroscopeRotation {
+    /// The log, by time.
+    private let samples: [InertialSample]
+
+    package init(samples: [InertialSample]) { self.samples = samples.sorted { $0.time < $1.time } }
+
+    /// `camera0_from_camera1` in ARKit camera axes (+x right, +y up, +z back; the log's axes) for
+    /// the camera at `start` (0) and `end` (1), seconds: each sample's angular velocity held until
+    /// the next sample, integrated as `R(t + dt) = R(t) · exp(ω dt)`. Nil when the log does not
+    /// cover the interval.
+    package func turn(from start: Double, to end: Double) -> Matrix3? {
+        guard end > start, let first = samples.first, let last = samples.last,
+              first.time <= start, last.time >= end else { return nil }
+        // The last sample at or before `start`.
+        var low = 0, high = samples.count - 1
+        while low < high {
+            let middle = (low + high + 1) / 2
+            if samples[middle].time <= start { low = middle } else { high = middle - 1 }
+        }
+        var rotation = Matrix3.identity
+        var i = low
+        while i < samples.count, samples[i].time < end {
+            let from = max(samples[i].time, start), to = i + 1 < samples.count ? min(samples[i + 1].time, end) : end
+            if to > from { rotation = rotation * Matrix3.exp(samples[i].gyroscope * (to - from)) }
+            i += 1
+        }
+        return rotation
+    }
+}
