@@ -249,6 +249,8 @@ public final class Session {
         if configuration.planeDetection.contains(.vertical), configuration.planeFinding.wallsFromFloorEdges {
             let floor = FloorEdgeWalls.floor(among: planes!.anchors, points: points,
                                              tolerance: 3 * configuration.planeFinding.inlierDistance / unit)
+            let edging = StageProfile.now()
+            defer { ownProfile.add(.wallEdges, since: edging) }
             candidates += try floorEdges.candidates(in: frame.gray(), worldFromCamera: camera.transform, camera: configuration.camera,
                                                     floor: floor, points: points, knownPlanes: planes!.anchors, metresPerUnit: unit)
         }

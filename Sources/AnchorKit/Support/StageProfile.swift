@@ -51,6 +51,8 @@ public struct StageProfile: Sendable {
         case keyframes
         /// Plane detection and growth (after each keyframe).
         case planes
+        /// Of plane detection: walls from their foot (line segments, laid on the floor).
+        case wallEdges
         /// Writing the anchor stream.
         case writing
 
@@ -77,6 +79,7 @@ public struct StageProfile: Sendable {
             case .worldPose: return "  of which pose (PnP)"
             case .keyframes: return "  of which keyframes"
             case .planes: return "planes"
+            case .wallEdges: return "  of which wall feet"
             case .writing: return "writing"
             }
         }
