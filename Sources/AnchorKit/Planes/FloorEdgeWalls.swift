@@ -102,36 +102,10 @@ struct FloorEdgeWalls {
             } : nil
         var feet: [SIMD2<Double>] = []
         for edge in view.edges {
-            guard var line = Self.laid(edge, from: view.centre, at: floorHeight, unit: unit) else { continue }
-            let across = SIMD2(-line.direction.y, line.direction.x)
-            let supporters = views.filter { other in
-                abs(dot(SIMD2(other.centre.x - view.centre.x, other.centre.z - view.centre.z), across)) >= parameters.edgeBaseline / unit
-                    && other.edges.contains { e in
-                        Self.laid(e, from: other.centre, at: floorHeight, unit: unit).map { Self.isSame($0, as: line, tolerance: tolerance) } ?? false
-                    }
-            }
-            guard supporters.count >= 2 else { continue }
-            let normal = Self.normal(of: line, facing: view.centre)
-            // A floor found beyond the edge: the edge lies on the floor (a tile's, a rug's).
-            let beyond = floorRegion.map { region in
-                [0.25, 0.5, 0.75].contains { f in
-                    let q = line.a + (line.b - line.a) * f - normal * (4 * tolerance)
-                    return region.depth(of: SIMD3(q.x, floorHeight, q.y)) > 0
-                }
-            } ?? false
-            guard !beyond,
-                  let height = Self.height(of: edge, from: view.centre, laidAs: line, floorHeight: floorHeight),
-                  height >= 0.25 / unit else { continue }
-            feet += [line.a, line.b]
-            if let reference { line = Self.squared(line, to: reference) }
-            let n = Self.normal(of: line, facing: view.centre)
-            let bottom = floorHeight, top = floorHeight + min(height, 3 / unit)
-            found.append(PlaneCandidate(
-                alignment: .vertical, normal: SIMD3(n.x, 0, n.y),
-                origin: SIMD3((line.a.x + line.b.x) / 2, (bottom + top) / 2, (line.a.y + line.b.y) / 2),
-                outline: [SIMD3(line.a.x, bottom, line.a.y), SIMD3(line.b.x, bottom, line.b.y),
-                          SIMD3(line.b.x, top, line.b.y), SIMD3(line.a.x, top, line.a.y)],
-                support: 1 + supporters.count))
+            guard let wall = wall(rising: edge, in: view, floorHeight: floorHeight, floorRegion: floorRegion,
+                                  squaredTo: reference, tolerance: tolerance, unit: unit) else { continue }
+            feet += [wall.foot.a, wall.foot.b]
+            found.append(wall.surface)
         }
         if floor == nil, !feet.isEmpty {
             // The floor seen: between the walls' feet and the ground under the cameras.
@@ -142,6 +116,43 @@ struct FloorEdgeWalls {
                                         support: feet.count / 2))
         }
         return found
+    }
+
+    /// The upright surface whose foot is `edge` of `view`, when two earlier views apart across it
+    /// agree, no floor found lies beyond it and its shade rises 0.25 m or more; with the foot as
+    /// laid on the floor (`reference` squares the surface: a Manhattan world).
+    private func wall(rising edge: Edge, in view: View, floorHeight: Double, floorRegion: PlanarRegion?,
+                      squaredTo reference: SIMD2<Double>?, tolerance: Double, unit: Double)
+        -> (surface: PlaneCandidate, foot: FloorLine)? {
+        guard let foot = Self.laid(edge, from: view.centre, at: floorHeight, unit: unit) else { return nil }
+        let across = SIMD2(-foot.direction.y, foot.direction.x)
+        let supporters = views.filter { other in
+            abs(dot(SIMD2(other.centre.x - view.centre.x, other.centre.z - view.centre.z), across)) >= parameters.edgeBaseline / unit
+                && other.edges.contains { e in
+                    Self.laid(e, from: other.centre, at: floorHeight, unit: unit).map { Self.isSame($0, as: foot, tolerance: tolerance) } ?? false
+                }
+        }
+        guard supporters.count >= 2 else { return nil }
+        // A floor found beyond the edge: the edge lies on the floor (a tile's, a rug's).
+        let normal = Self.normal(of: foot, facing: view.centre)
+        let beyond = floorRegion.map { region in
+            [0.25, 0.5, 0.75].contains { f in
+                let q = foot.a + (foot.b - foot.a) * f - normal * (4 * tolerance)
+                return region.depth(of: SIMD3(q.x, floorHeight, q.y)) > 0
+            }
+        } ?? false
+        guard !beyond, let height = Self.height(of: edge, from: view.centre, laidAs: foot, floorHeight: floorHeight),
+              height >= 0.25 / unit else { return nil }
+        let line = reference.map { Self.squared(foot, to: $0) } ?? foot
+        let n = Self.normal(of: line, facing: view.centre)
+        let bottom = floorHeight, top = floorHeight + min(height, 3 / unit)
+        let surface = PlaneCandidate(
+            alignment: .vertical, normal: SIMD3(n.x, 0, n.y),
+            origin: SIMD3((line.a.x + line.b.x) / 2, (bottom + top) / 2, (line.a.y + line.b.y) / 2),
+            outline: [SIMD3(line.a.x, bottom, line.a.y), SIMD3(line.b.x, bottom, line.b.y),
+                      SIMD3(line.b.x, top, line.b.y), SIMD3(line.a.x, top, line.a.y)],
+            support: 1 + supporters.count)
+        return (surface, foot)
     }
 
     /// The lowest height at which edges of `view` and of the earlier views agree (laid on a
