@@ -1,0 +1,96 @@
+import Foundation
+import Testing
+@testable import AnchorKit
+@testable import AnchorKitMedia
+@testable import AnchorKitRendering
+@testable import AnchorKitSynthesis
+
+/// Walls found from their foot (``FloorEdgeWalls``) on rendered views of a plain gray wall
+/// (200) standing on a plain dark floor (60) 1.5 m below the camera: no texture at all, so no
+/// map point could find either. The camera steps toward the wall, 20 cm a view (across its foot).
+@Suite("Walls from their foot")
+struct FloorEdgeWallsTests {
+    static let camera = MarkerScenes.standardCamera()
+    /// The wall's plane is z = -3, facing +z; the floor y = -1.5.
+    static let wallZ = -3.0, floorY = -1.5
+
+    /// The view from (0, 0, z), pitched 20° down.
+    static func view(at z: Double) throws -> (gray: Image, worldFromCamera: Transform) {
+        func plain(_ value: UInt8) throws -> Image {
+            try Image.fromPixels([UInt8](repeating: value, count: 100 * 80), width: 100, height: 80, channels: 1)
+        }
+        let floor = ScenePlane(texture: try plain(60), size: SIMD2(10, 10), pose: { _ in MarkerScenes.lying(at: SIMD3(0, floorY, 0)) })
+        let wall = ScenePlane(texture: try plain(200), size: SIMD2(10, 3), pose: { _ in MarkerScenes.standing(at: SIMD3(0, 0, wallZ)) })
+        let worldFromCamera = Transform(rotation: .rotation(angle: -20 * .pi / 180, axis: SIMD3(1, 0, 0)), translation: SIMD3(0, 0, z))
+        var finish = SceneRenderer.Finish()
+        finish.readNoise = 0; finish.shotNoise = 0; finish.vignetting = 0
+        // The painter's order: the wall hides the floor beyond it.
+        let layers = try [floor, wall].map { plane -> SceneRenderer.Layer in
+            let projection = try #require(plane.projection(cameraFromPlane: worldFromCamera.inverse * plane.pose(0), camera: camera))
+            return SceneRenderer.Layer(texture: plane.texture, homography: projection.homography, gain: 1, polygon: projection.polygon)
+        }
+        let image = try SceneRenderer(width: camera.width, height: camera.height).render(instants: [layers], background: 90, finish: finish)
+        return (try image.converted(toChannels: 1), worldFromCamera)
+    }
+
+    /// The floor as a plane anchor, in front of the wall.
+    static let floorAnchor = PlaneMap.anchor(
+        identifier: "plane/0", alignment: .horizontal, normal: SIMD3(0, 1, 0), origin: SIMD3(0, floorY, -1),
+        outline: [SIMD3(-2, floorY, -2.5), SIMD3(2, floorY, -2.5), SIMD3(2, floorY, 1.5), SIMD3(-2, floorY, 1.5)], xAxis: nil)
+
+    /// With the floor known, the third view (the first with two earlier ones 15 cm or more apart
+    /// across the foot) finds the wall: facing the camera, its foot within 3 cm of z = -3, rising
+    /// from the floor as far as the view shows it: the frame's top rows, 24.2° above the axis,
+    /// 4.2° above level, meet it 3.6 m away at 0.26 m above the camera, 1.76 m above the floor.
+    @Test func wallFromItsFootOnAKnownFloor() throws {
+        var walls = FloorEdgeWalls(parameters: PlaneDetection.Parameters())
+        var found: [[PlaneCandidate]] = []
+        for z in [1.0, 0.8, 0.6] {
+            let view = try Self.view(at: z)
+            found.append(try walls.candidates(in: view.gray, worldFromCamera: view.worldFromCamera, camera: Self.camera,
+                                              floor: Self.floorAnchor, points: [], knownPlanes: [], metresPerUnit: 1))
+        }
+        #expect(found[0].isEmpty && found[1].isEmpty)
+        let wall = try #require(found[2].first)
+        #expect(found[2].count == 1 && wall.alignment == .vertical)
+        #expect(length(wall.normal - SIMD3(0, 0, 1)) < 0.02, "normal \(wall.normal)")
+        #expect(abs(wall.origin.z - Self.wallZ) < 0.03, "foot at z = \(wall.origin.z)")
+        let heights = wall.outline.map(\.y)
+        #expect(abs(heights.min()! - Self.floorY) < 1e-9)
+        #expect(abs(heights.max()! - Self.floorY - 1.76) < 0.03, "top \(heights.max()! - Self.floorY) m above the floor")
+    }
+
+    /// Without a floor plane, the views' edges give the floor's height: from the seventh view
+    /// (six pairs agree), a level candidate within 3 cm of y = -1.5, and the wall with it.
+    @Test func floorHeightFromTheEdges() throws {
+        var walls = FloorEdgeWalls(parameters: PlaneDetection.Parameters())
+        var last: [PlaneCandidate] = []
+        for z in stride(from: 1.4, through: 0.19, by: -0.2) {
+            let view = try Self.view(at: z)
+            last = try walls.candidates(in: view.gray, worldFromCamera: view.worldFromCamera, camera: Self.camera,
+                                        floor: nil, points: [], knownPlanes: [], metresPerUnit: 1)
+        }
+        let floor = try #require(last.first { $0.alignment == .horizontal })
+        #expect(abs(floor.origin.y - Self.floorY) < 0.03, "floor at y = \(floor.origin.y)")
+        let wall = try #require(last.first { $0.alignment == .vertical })
+        #expect(abs(wall.origin.z - Self.wallZ) < 0.05, "foot at z = \(wall.origin.z)")
+    }
+
+    /// An edge that is not on the floor is no wall's foot: with the floor taken 30 cm too high (a
+    /// low table's top), the foot laid on it moves with the camera by a fifth of each step (the
+    /// plane is 1.2 m below the camera, the edge 1.5 m), 4 cm a view; of the two earlier views a
+    /// wall needs, one is 40 cm back and puts it 8 cm off (the tolerance is 5 cm).
+    @Test func edgeOffTheFloorIsNoWall() throws {
+        var walls = FloorEdgeWalls(parameters: PlaneDetection.Parameters())
+        let high = Self.floorY + 0.3
+        let table = PlaneMap.anchor(
+            identifier: "plane/0", alignment: .horizontal, normal: SIMD3(0, 1, 0), origin: SIMD3(0, high, -1),
+            outline: [SIMD3(-2, high, -2.5), SIMD3(2, high, -2.5), SIMD3(2, high, 1.5), SIMD3(-2, high, 1.5)], xAxis: nil)
+        for z in [1.0, 0.8, 0.6, 0.4, 0.2] {
+            let view = try Self.view(at: z)
+            let found = try walls.candidates(in: view.gray, worldFromCamera: view.worldFromCamera, camera: Self.camera,
+                                             floor: table, points: [], knownPlanes: [], metresPerUnit: 1)
+            #expect(found.isEmpty, "view at z = \(z): \(found.count) candidates")
+        }
+    }
+}
