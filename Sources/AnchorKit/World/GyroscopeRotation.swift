@@ -13,14 +13,9 @@ package struct GyroscopeRotation {
     package func turn(from start: Double, to end: Double) -> Matrix3? {
         guard end > start, let first = samples.first, let last = samples.last,
               first.time <= start, last.time >= end else { return nil }
-        // The last sample at or before `start`.
-        var low = 0, high = samples.count - 1
-        while low < high {
-            let middle = (low + high + 1) / 2
-            if samples[middle].time <= start { low = middle } else { high = middle - 1 }
-        }
         var rotation = Matrix3.identity
-        var i = low
+        // From the last sample at or before `start` (there is one: the first is).
+        var i = samples.partitioningIndex { $0.time > start } - 1
         while i < samples.count, samples[i].time < end {
             let from = max(samples[i].time, start), to = i + 1 < samples.count ? min(samples[i + 1].time, end) : end
             if to > from { rotation = rotation * Matrix3.exp(samples[i].gyroscope * (to - from)) }

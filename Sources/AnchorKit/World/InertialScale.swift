@@ -159,15 +159,14 @@ struct InertialScaleEstimator {
         return (x, (squares / Double(max(1, rows.count - n)) * inverse[0, 0]).squareRoot())
     }
 
-    /// The tracked frames in order: times and rotations, for ``integrals(around:halfSpan:frames:)``.
+    /// The tracked frames in order: times and rotations, for ``integrals(around:halfSpan:track:)``.
     private struct Track {
         var times: [Double] = [], rotations: [Matrix3] = [], indices: [Int] = []
 
         /// The rotation at `time`: between the two tracked frames around it (consecutive
         /// indices), interpolated on the geodesic; nil outside them or across a gap.
         func rotation(at time: Double) -> Matrix3? {
-            var lo = 0, hi = times.count
-            while lo < hi { let mid = (lo + hi) / 2; if times[mid] >= time { hi = mid } else { lo = mid + 1 } }
+            let lo = times.partitioningIndex { $0 >= time }
             guard lo < times.count else { return nil }
             if times[lo] == time { return rotations[lo] }
             guard lo > 0, indices[lo - 1] == indices[lo] - 1 else { return nil }
@@ -204,17 +203,5 @@ struct InertialScaleEstimator {
             i += 1
         }
         return (weighted, kernel)
-    }
-}
-
-extension Array {
-    /// The first index whose element satisfies `belongs` (all after it must too), by bisection.
-    fileprivate func partitioningIndex(where belongs: (Element) -> Bool) -> Int {
-        var lo = 0, hi = count
-        while lo < hi {
-            let mid = (lo + hi) / 2
-            if belongs(self[mid]) { hi = mid } else { lo = mid + 1 }
-        }
-        return lo
     }
 }
