@@ -29,11 +29,11 @@ struct FloorEdgeWalls {
     private let remembered = 12
 
     /// An edge as lines of sight (world directions from the view's centre): through its ends,
-    /// and through three points along it with, for each, the highest point above it up to which
-    /// the far side's shade goes.
+    /// and through the highest points above three points along it up to which the far side's
+    /// shade goes.
     private struct Edge {
         var a: SIMD3<Double>, b: SIMD3<Double>
-        var reaches: [(foot: SIMD3<Double>, top: SIMD3<Double>)]
+        var tops: [SIMD3<Double>]
     }
 
     private struct View {
@@ -58,8 +58,7 @@ struct FloorEdgeWalls {
     /// `points` lie over `tolerance` below it (then the floor has not been found yet and the
     /// lowest level plane is a table's or a bench's top, whose edges would pass for walls' feet).
     static func floor(among planes: [Anchor], points: [SIMD3<Double>], tolerance: Double) -> Anchor? {
-        guard let lowest = planes.filter({ $0.alignment == .horizontal })
-            .min(by: { $0.transform.translation.y < $1.transform.translation.y }) else { return nil }
+        guard let lowest = PlaneMap.lowestLevelPlane(among: planes) else { return nil }
         let height = lowest.transform.translation.y
         return isBelowMap(height, points: points, tolerance: tolerance) ? lowest : nil
     }
@@ -100,9 +99,12 @@ struct FloorEdgeWalls {
                 let n = p.transform.rotation.columns.1
                 return normalize(SIMD2(-n.z, n.x))
             } : nil
+        let earlier = views.map { v in
+            LaidView(centre: v.centre, lines: v.edges.compactMap { Self.laid($0, from: v.centre, at: floorHeight, unit: unit) })
+        }
         var feet: [SIMD2<Double>] = []
         for edge in view.edges {
-            guard let wall = wall(rising: edge, in: view, floorHeight: floorHeight, floorRegion: floorRegion,
+            guard let wall = wall(rising: edge, in: view, seenBefore: earlier, floorHeight: floorHeight, floorRegion: floorRegion,
                                   squaredTo: reference, tolerance: tolerance, unit: unit) else { continue }
             feet += [wall.foot.a, wall.foot.b]
             found.append(wall.surface)
@@ -118,19 +120,23 @@ struct FloorEdgeWalls {
         return found
     }
 
-    /// The upright surface whose foot is `edge` of `view`, when two earlier views apart across it
-    /// agree, no floor found lies beyond it and its shade rises 0.25 m or more; with the foot as
+    /// An earlier view's edges laid on the floor.
+    private struct LaidView {
+        var centre: SIMD3<Double>
+        var lines: [FloorLine]
+    }
+
+    /// The upright surface whose foot is `edge` of `view`, when two views of `earlier` apart across
+    /// it agree, no floor found lies beyond it and its shade rises 0.25 m or more; with the foot as
     /// laid on the floor (`reference` squares the surface: a Manhattan world).
-    private func wall(rising edge: Edge, in view: View, floorHeight: Double, floorRegion: PlanarRegion?,
-                      squaredTo reference: SIMD2<Double>?, tolerance: Double, unit: Double)
+    private func wall(rising edge: Edge, in view: View, seenBefore earlier: [LaidView], floorHeight: Double,
+                      floorRegion: PlanarRegion?, squaredTo reference: SIMD2<Double>?, tolerance: Double, unit: Double)
         -> (surface: PlaneCandidate, foot: FloorLine)? {
         guard let foot = Self.laid(edge, from: view.centre, at: floorHeight, unit: unit) else { return nil }
         let across = SIMD2(-foot.direction.y, foot.direction.x)
-        let supporters = views.filter { other in
+        let supporters = earlier.filter { other in
             abs(dot(SIMD2(other.centre.x - view.centre.x, other.centre.z - view.centre.z), across)) >= parameters.edgeBaseline / unit
-                && other.edges.contains { e in
-                    Self.laid(e, from: other.centre, at: floorHeight, unit: unit).map { Self.isSame($0, as: foot, tolerance: tolerance) } ?? false
-                }
+                && other.lines.contains { Self.isSame($0, as: foot, tolerance: tolerance) }
         }
         guard supporters.count >= 2 else { return nil }
         // A floor found beyond the edge: the edge lies on the floor (a tile's, a rug's).
@@ -215,11 +221,10 @@ struct FloorEdgeWalls {
             let middle = (segment.start + segment.end) / 2, left = segment.leftNormal
             let leftIsFar = reach(sight(middle + 12 * left)) > reach(sight(middle))
             let up = leftIsFar ? left : -left, shade = leftIsFar ? segment.leftGray : segment.rightGray
-            let reaches = [Float(0.2), 0.5, 0.8].map { f -> (foot: SIMD3<Double>, top: SIMD3<Double>) in
-                let foot = segment.start + (segment.end - segment.start) * f
-                return (sight(foot), sight(Self.reach(of: shade, in: gray, from: foot, toward: up)))
+            let tops = [Float(0.2), 0.5, 0.8].map { f in
+                sight(Self.reach(of: shade, in: gray, from: segment.start + (segment.end - segment.start) * f, toward: up))
             }
-            return Edge(a: a, b: b, reaches: reaches)
+            return Edge(a: a, b: b, tops: tops)
         }
     }
 
@@ -237,16 +242,16 @@ struct FloorEdgeWalls {
     }
 
     /// The height above the floor of the surface rising from `edge` (laid on the floor as
-    /// `line`): the median over its reaches of where their tops meet the upright plane through
+    /// `line`): the median of where its tops' lines of sight meet the upright plane through
     /// `line`.
     private static func height(of edge: Edge, from centre: SIMD3<Double>, laidAs line: FloorLine, floorHeight: Double) -> Double? {
         let n = normal(of: line, facing: centre)
         var heights: [Double] = []
-        for r in edge.reaches {
-            let across = dot(SIMD2(r.top.x, r.top.z), n)
+        for top in edge.tops {
+            let across = dot(SIMD2(top.x, top.z), n)
             guard abs(across) > 1e-9 else { continue }
             let t = dot(line.a - SIMD2(centre.x, centre.z), n) / across
-            if t > 0 { heights.append(centre.y + t * r.top.y - floorHeight) }
+            if t > 0 { heights.append(centre.y + t * top.y - floorHeight) }
         }
         return Summary(heights)?.median
     }

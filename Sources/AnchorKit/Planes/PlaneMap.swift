@@ -160,6 +160,11 @@ struct PlaneMap {
         }
     }
 
+    /// The lowest level plane of `planes` (the floor, once it is found), by its origin's height.
+    static func lowestLevelPlane(among planes: [Anchor]) -> Anchor? {
+        planes.filter { $0.alignment == .horizontal }.min { $0.transform.translation.y < $1.transform.translation.y }
+    }
+
     /// A plane anchor's boundary in world coordinates.
     static func outline(of plane: Anchor) -> [SIMD3<Double>] {
         (plane.polygon ?? []).map { plane.transform.apply(to: SIMD3($0.x, 0, $0.y)) }

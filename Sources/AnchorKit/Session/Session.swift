@@ -348,8 +348,8 @@ public final class Session {
     private func scaleFromCameraHeight(_ height: Double, cameraY: Double) -> Double? {
         cameraHeights.append(cameraY)
         guard cameraHeights.count >= 30,
-              let floor = planes?.anchors.filter({ $0.alignment == .horizontal }).map(\.transform.translation.y).min() else { return nil }
-        let above = cameraHeights.reduce(0, +) / Double(cameraHeights.count) - floor
+              let floor = PlaneMap.lowestLevelPlane(among: planes?.anchors ?? []) else { return nil }
+        let above = cameraHeights.reduce(0, +) / Double(cameraHeights.count) - floor.transform.translation.y
         return above > 0 ? height / above : nil
     }
 

@@ -37,8 +37,8 @@ struct FrameTracker {
     private let stepFrames = 15
     /// True while the camera is not found against the map (relocalisation is needed).
     var lost = false
-    /// Frames in a row whose pose the motion model gave alone (``coast(upTo:)``).
-    private(set) var coasted = 0
+    /// Frames in a row whose pose the motion model gave alone (``coast(upTo:turn:)``).
+    private var coasted = 0
     private var previous: FlowPyramid?
     private var poseSolver = PointPoseSolver()
 
@@ -145,7 +145,7 @@ struct FrameTracker {
         for (k, i) in located.tracks.enumerated() where !located.inliers[k] { drop.insert(i) }
         tracks = tracks.enumerated().filter { !drop.contains($0.offset) }.map(\.element)
         if let before = pose { velocity = located.pose * before.inverse }
-        centres.append(Self.centre(of: located.pose))
+        centres.append(located.pose.inverse.translation)
         if centres.count > stepFrames { centres.removeFirst() }
         pose = located.pose
         coasted = 0
@@ -167,13 +167,14 @@ struct FrameTracker {
 
     /// Moves the pose on by the last motion when fewer than `limit` frames in a row were: the
     /// camera centre by its mean step over the last frames located, in the world (a hand-held
-    /// camera keeps its path while it turns), the orientation by `turn` (the gyroscope's `opencvCamera1_from_opencvCamera0`) or
-    /// else by the last turn. The tracks stay, to be tried again on the next frame. False when
-    /// the limit is reached (the camera is lost).
+    /// camera keeps its path while it turns), the orientation by `turn` (the gyroscope's
+    /// `opencvCamera1_from_opencvCamera0`) or else by the last turn. The tracks stay, to be
+    /// tried again on the next frame. False when the limit is reached (the camera is lost).
     mutating func coast(upTo limit: Int, turn: Matrix3? = nil) -> Bool {
         guard coasted < limit, let pose else { return false }
         let step = centres.count < 2 ? .zero : (centres[centres.count - 1] - centres[0]) / Double(centres.count - 1)
-        let rotation = (turn ?? velocity.rotation) * pose.rotation, centre = Self.centre(of: pose) + step
+        // The camera centre of `opencvCamera_from_world` is -Rᵀt, its inverse's translation.
+        let rotation = (turn ?? velocity.rotation) * pose.rotation, centre = pose.inverse.translation + step
         self.pose = Transform(rotation: rotation, translation: -(rotation * centre))
         coasted += 1
         lost = false
@@ -188,11 +189,6 @@ struct FrameTracker {
         centres = []
         lost = false
         coasted = 0
-    }
-
-    /// The camera centre of `opencvCameraFromWorld`, world axes: -Rᵀt.
-    private static func centre(of opencvCameraFromWorld: Transform) -> SIMD3<Double> {
-        -(opencvCameraFromWorld.rotation.transposed * opencvCameraFromWorld.translation)
     }
 
     /// Multiplies every length by `factor` (the world became metric).
