@@ -63,6 +63,10 @@ public struct TrajectoryScorer {
         return f.scored.map { ($0.frame, f.fit.apply(to: $0.camera.transform.translation), f.truthByFrame[$0.frame]!.camera.transform.translation) }
     }
 
+    /// The least distance, metres, the true camera must move from its mean position in metric
+    /// frames for the metric scale error to be measured.
+    static let leastSpreadForScale = 0.05
+
     /// The trajectory metrics of `reported` against `truth` (frames matched by index). Nil when
     /// the stream has no world tracking (no line states a scale) or fewer than 3 posed frames.
     public func score(reported: [FrameUpdate], truth: [FrameUpdate]) -> TrajectoryScore? {
@@ -71,8 +75,13 @@ public struct TrajectoryScorer {
             (fitted.truthByFrame, fitted.ordered, fitted.metric, fitted.arbitrary, fitted.rms, fitted.fit)
         // Frames before the world became metric are in another unit: scored on their own.
         let before = metric.count >= 3 && arbitrary.count >= 3 ? Fitted.ate(arbitrary, truthByFrame, withScale: true)?.rms : nil
-        // How far the metric unit is from metres: the scale a similarity would still apply.
-        let scaleError = metric.count >= 3 ? Fitted.ate(metric, truthByFrame, withScale: true).map { 100 * ($0.fit.scale - 1) } : nil
+        // How far the metric unit is from metres: the scale a similarity would still apply. A
+        // camera that barely moved (a tripod) has no scale to measure.
+        let truthPositions = metric.compactMap { truthByFrame[$0.frame]?.camera.transform.translation }
+        let centre = truthPositions.reduce(SIMD3<Double>.zero, +) / Double(max(1, truthPositions.count))
+        let spread = truthPositions.map { length($0 - centre) }.max() ?? 0
+        let scaleError = metric.count >= 3 && spread >= Self.leastSpreadForScale
+            ? Fitted.ate(metric, truthByFrame, withScale: true).map { 100 * ($0.fit.scale - 1) } : nil
         let sortedTruth = truth.sorted { $0.frame < $1.frame }
         let path = zip(sortedTruth, sortedTruth.dropFirst())
             .map { length($1.camera.transform.translation - $0.camera.transform.translation) }.reduce(0, +)

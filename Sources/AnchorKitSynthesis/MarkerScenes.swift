@@ -5,7 +5,8 @@ import AnchorKit
 /// handheld 640x480 camera.
 public enum MarkerScenes {
     /// Names of the scenes ``scene(named:frameCount:)`` builds.
-    public static let names = ["markers-aruco-table", "markers-apriltag-far", "markers-blur", "markers-far-walk", "markers-blur-walk"]
+    public static let names = ["markers-aruco-table", "markers-apriltag-far", "markers-blur", "markers-far-walk", "markers-blur-walk",
+                               "markers-plain-walls", "markers-room-light"]
 
     /// A standard 640x480 camera (fx = fy = 525 px).
     public static func standardCamera(width: Int = 640, height: Int = 480) -> CameraIntrinsics {
@@ -22,6 +23,8 @@ public enum MarkerScenes {
         case "markers-blur": return try blur(frameCount: frameCount ?? 90)
         case "markers-far-walk": return try farWalk(frameCount: frameCount ?? 180)
         case "markers-blur-walk": return try blurWalk(frameCount: frameCount ?? 180)
+        case "markers-plain-walls": return try plainWalls(frameCount: frameCount ?? 180)
+        case "markers-room-light": return try roomLight(frameCount: frameCount ?? 180)
         default: throw MarkerError("unknown scene \"\(name)\" (known: \(names.joined(separator: ", ")))")
         }
     }

@@ -11,8 +11,9 @@ public final class Session {
     public let configuration: Configuration
     private let trackers: [AnchorTracker]
     private let world: WorldTracker?
-    /// `alignedWorld_from_trackerWorld`, fixed at the first located frame (a rotation: gravity
-    /// alignment; the origin stays at the tracker's origin camera).
+    /// `sessionWorld_from_trackerWorld`, fixed once: for odometry in a world of its own, at its
+    /// first located frame (a rotation: gravity alignment; the origin stays at the tracker's origin
+    /// camera); in a world founded on a target, where odometry joins it (``foundedOnTarget``).
     private var alignment: Transform?
     private var scale: ScaleEstimator?
     /// The map's scale from the inertial log (``Configuration/inertial``), with visual odometry.
@@ -135,7 +136,7 @@ public final class Session {
         let locked = world != nil && camera.trackingState == .normal && camera.scale == .metric
         // In a metric map, a target's distance follows the map points on it (many views) rather
         // than its single view, so that its place in the world does not wander.
-        let mapPoints = locked ? world!.trackedPoints : []
+        let mapPoints = locked && odometryIsMetric ? world!.trackedPoints : []
         for o in observations {
             var worldFromAnchor = camera.transform * o.cameraFromAnchor
             var placed: Bool?
@@ -144,7 +145,10 @@ public final class Session {
                 // until then each frame's own view is reported, marked as not placed. Only
                 // frames tracked normally in a metric world add views; a placed anchor stays
                 // where it is while tracking is limited.
-                let fused = locked ? place(o, camera: camera, mapPoints: mapPoints) : fusion.placed(o.identifier)
+                // In a world that stands on its targets, a view seen grazing (its pose poorly fixed,
+                // and prone to flip) places nothing.
+                let adds = locked && !(foundedOnTarget && ScaleEstimator.obliquity(of: o) > ScaleEstimator().maximumObliquity)
+                let fused = adds ? place(o, camera: camera, mapPoints: mapPoints) : fusion.placed(o.identifier)
                 worldFromAnchor = fused ?? worldFromAnchor
                 placed = fused != nil
             }
@@ -296,7 +300,8 @@ public final class Session {
     }
 
     /// The camera of `frame` in the session's world: the world tracker's pose, aligned to
-    /// gravity, made metric by targets of known size.
+    /// gravity, made metric by targets of known size; or, where the world was founded on a target
+    /// (``foundedOnTarget``), the targets' pose until odometry joins it.
     private func locate(_ frame: Frame, observations: [TargetObservation]) throws -> CameraState {
         let intrinsics = configuration.camera
         guard let world else { return CameraState(transform: .identity, trackingState: .normal, intrinsics: intrinsics) }
@@ -323,25 +328,80 @@ public final class Session {
                 location.scale = .metric
             }
         }
-        guard let pose = location.worldFromCamera else {
+        odometryIsMetric = location.scale == .metric
+        guard case .visualOdometry = configuration.worldTracking else {
+            // Recorded poses are used as they are.
+            alignment = alignment ?? .identity
+            return CameraState(transform: location.worldFromCamera ?? .identity, trackingState: location.trackingState,
+                               intrinsics: intrinsics, scale: location.scale)
+        }
+        if alignment == nil, !foundedOnTarget,
+           let founder = TargetLocator.founder(among: observations, minimumPixels: Self.founderPixels) {
+            // A target before odometry has a world: the world is founded on it. Its origin is this
+            // camera, upright by this frame's gravity when known (as odometry's would be).
+            let origin = Transform(rotation: configuration.gravity?[frame.index].map { GravityAlignment.worldFromCamera(gravity: $0) } ?? .identity,
+                                   translation: .zero)
+            fusion.found(founder.identifier, at: origin * founder.cameraFromAnchor)
+            // The camera comes from the placed targets themselves: a view that disagrees with one
+            // is the camera's error more than the target's move, so placed targets stay placed.
+            fusion.unlockAfter = .max
+            foundedOnTarget = true
+        }
+        guard foundedOnTarget else { return odometryCamera(location, intrinsics: intrinsics) }
+        let fromTargets = try targetLocator.locate(observations, placed: fusion.placed, previous: motion.pose(at: frame.index - 1))
+        if alignment == nil, let pose = location.worldFromCamera, location.trackingState == .normal, location.scale == .metric,
+           let fromTargets {
+            // Odometry joins the targets' world once it is metric: where both see the camera.
+            alignment = fromTargets * pose.inverse
+        }
+        let joined = alignment != nil && location.worldFromCamera != nil
+        let state: TrackingState, pose: Transform
+        if joined, location.trackingState == .normal {
+            (pose, state) = (alignment! * location.worldFromCamera!, .normal)
+        } else if let fromTargets {
+            (pose, state) = (fromTargets, .normal)
+        } else if joined {
+            (pose, state) = (alignment! * location.worldFromCamera!, location.trackingState)
+        } else if let carried = motion.carry(to: frame.index) {
+            let reason = location.trackingState.reason
+            let state: TrackingState = .limited(reason == .lowLight || reason == .excessiveMotion ? reason! : .insufficientFeatures)
+            return CameraState(transform: carried, trackingState: state, intrinsics: intrinsics, scale: .metric)
+        } else {
+            return CameraState(transform: .identity, trackingState: .limited(.relocalizing), intrinsics: intrinsics, scale: .metric)
+        }
+        motion.record(pose, frame: frame.index)
+        return CameraState(transform: pose, trackingState: state, intrinsics: intrinsics, scale: .metric)
+    }
+
+    /// The odometry's camera in a world of its own: aligned to gravity at its origin frame.
+    private func odometryCamera(_ location: CameraLocation, intrinsics: CameraIntrinsics) -> CameraState {
+        guard let pose = location.worldFromCamera, let world else {
             return CameraState(transform: .identity, trackingState: location.trackingState, intrinsics: intrinsics,
                                scale: location.scale)
         }
         if alignment == nil {
             // Odometry's world is the camera of its origin frame; that frame's gravity turns it
-            // upright. Recorded poses are used as they are.
-            if case .visualOdometry = configuration.worldTracking, let origin = world.originFrame {
-                alignment = configuration.gravity?[origin].map {
-                    Transform(rotation: GravityAlignment.worldFromCamera(gravity: $0), translation: .zero)
-                } ?? .identity
-            } else {
-                alignment = .identity
-            }
+            // upright.
+            alignment = world.originFrame.flatMap { configuration.gravity?[$0] }.map {
+                Transform(rotation: GravityAlignment.worldFromCamera(gravity: $0), translation: .zero)
+            } ?? .identity
         }
-        let aligned = alignment! * pose
-        return CameraState(transform: aligned, trackingState: location.trackingState, intrinsics: intrinsics,
+        return CameraState(transform: alignment! * pose, trackingState: location.trackingState, intrinsics: intrinsics,
                            scale: location.scale)
     }
+
+    /// True once a target founded the session's world (it was seen before odometry had one): the
+    /// camera then comes from the targets in view until odometry is metric and joins, through
+    /// ``alignment``, which is then `targetWorld_from_odometryWorld`.
+    private var foundedOnTarget = false
+    /// Whether the world tracker's last location was metric (its tracked points' depths are metres).
+    private var odometryIsMetric = false
+    /// Carries the camera of a world founded on a target over frames in which nothing locates it.
+    private var motion = ConstantVelocity()
+    private lazy var targetLocator = TargetLocator(camera: configuration.camera)
+    /// Least apparent size (the square root of its area in the image, pixels) of a target that
+    /// founds the world: a smaller one's pose is too uncertain to stand the world on.
+    static let founderPixels = 20.0
 
     /// The factor that puts the camera at `height` metres above the floor on average: the lowest
     /// horizontal plane found, once the camera's height was seen in 30 frames (nil before).

@@ -111,6 +111,13 @@ struct AnchorFusion {
         return placed(identifier)
     }
 
+    /// Places the target that founds the world at `worldFromAnchor` at once, locked: the world is
+    /// defined by where it is, so its single view is exact by definition.
+    mutating func found(_ identifier: String, at worldFromAnchor: Transform) {
+        states[identifier] = State(samples: [], rotation: worldFromAnchor.rotation, count: 1,
+                                   estimate: worldFromAnchor.translation, sigma: 0, locked: true)
+    }
+
     /// The fused `world_from_anchor` of a placed anchor, or nil.
     func placed(_ identifier: String) -> Transform? {
         guard let s = states[identifier], s.locked else { return nil }

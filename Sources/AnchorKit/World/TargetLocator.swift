@@ -1,0 +1,120 @@
+import Foundation
+
+/// The camera's world pose from the world-locked targets in view: targets of known size give
+/// it, metric, in a single frame, with no parallax and no scene texture needed. Each placed target
+/// in view proposes `world_from_camera = world_from_anchor · inverse(camera_from_anchor)` (ARKit
+/// conventions); the proposal that best explains every placed corner in view is refined on all of
+/// them together, far better conditioned than one small target's four corners (whose tilt they
+/// barely fix, and which can flip to the other branch of a planar pose's ambiguity).
+struct TargetLocator {
+    let camera: CameraIntrinsics
+    private let refiner = ViewPoseRefiner()
+
+    init(camera: CameraIntrinsics) { self.camera = camera }
+
+    /// `world_from_camera` from the placed targets among `observations` (`placed` gives a target's
+    /// fused `world_from_anchor`, nil while it is not placed), or nil when none is in view.
+    /// `previous`, the last frame's pose, is one more proposal (a camera moves little between
+    /// frames).
+    func locate(_ observations: [TargetObservation], placed: (String) -> Transform?, previous: Transform?) throws -> Transform? {
+        var worldCorners: [SIMD3<Double>] = [], pixels: [SIMD2<Double>] = [], proposals: [Transform] = []
+        for o in observations {
+            guard let corners = o.corners, let worldFromAnchor = placed(o.identifier) else { continue }
+            worldCorners += TargetConvention.corners(width: o.extent.x, height: o.extent.y).map { worldFromAnchor.apply(to: $0) }
+            pixels += corners
+            proposals.append(worldFromAnchor * o.cameraFromAnchor.inverse)
+        }
+        let targets = proposals.count
+        guard targets > 0 else { return nil }
+        // OpenCV's camera axes for the solver: opencvCamera_from_world = F · inverse(world_from_arkitCamera).
+        func rmsError(_ worldFromCamera: Transform) -> Double {
+            let cameraFromWorld = worldFromCamera.inverse
+            var sum = 0.0
+            for (x, pixel) in zip(worldCorners, pixels) {
+                guard let p = camera.project(cameraFromWorld.apply(to: x)) else { return .infinity }
+                let d = p - pixel
+                sum += dot(d, d)
+            }
+            return (sum / Double(pixels.count)).squareRoot()
+        }
+        let sightings = zip(worldCorners, pixels).map {
+            ViewPoseRefiner.Sighting(viewIndex: 0, point: $0, pixel: SIMD2<Float>(camera.pinholePixel($1)))
+        }
+        func refined(from guess: Transform) throws -> Transform? {
+            let estimate = try refiner.refine(CameraConvention.flip * guess.inverse, views: [.identity], sightings: sightings, camera: camera)
+            return estimate.behindCount == 0 ? (CameraConvention.flip * estimate.middleFromObject).inverse : nil
+        }
+        // Several targets: all their corners refine the pose that explains them best. One target:
+        // its own pose, filtered by its tracker.
+        var pose = proposals[0]
+        if targets > 1 {
+            let best = proposals.min { rmsError($0) < rmsError($1) }!
+            pose = try refined(from: best).flatMap { rmsError($0) <= rmsError(best) ? $0 : nil } ?? best
+        }
+        // Unless it flipped to the other branch of a planar pose's ambiguity, which refining from
+        // the last pose finds: it explains the corners as well and turns the camera far less.
+        guard let previous else { return pose }
+        func turn(_ pose: Transform) -> Double { (previous.rotation.transposed * pose.rotation).rotationAngle }
+        if turn(pose) > Self.flipAngle, let steadier = try refined(from: previous),
+           rmsError(steadier) <= max(1, 1.5 * rmsError(pose)), turn(steadier) + Self.flipAngle < turn(pose) {
+            return steadier
+        }
+        return pose
+    }
+
+    /// A turn from the last frame's camera that may be a flip, and how much less the steadier pose
+    /// must turn to be taken instead, radians: a flip to the other branch of a planar pose's
+    /// ambiguity turns the camera by tens of degrees.
+    static let flipAngle = 15 * Double.pi / 180
+
+    /// The observation that founds a world where there is none yet: the target in view whose pose
+    /// is the most certain, the largest as seen square on (its apparent size, the square root of
+    /// its area in the image, times the cosine of its obliquity), if that is at least
+    /// `minimumPixels`.
+    static func founder(among observations: [TargetObservation], minimumPixels: Double) -> TargetObservation? {
+        func size(_ o: TargetObservation) -> Double {
+            guard let corners = o.corners else { return 0 }
+            return ConvexPolygon.area(corners).squareRoot() * cos(ScaleEstimator.obliquity(of: o))
+        }
+        guard let best = observations.max(by: { size($0) < size($1) }), size(best) >= minimumPixels else { return nil }
+        return best
+    }
+}
+
+/// Carries a camera over the few frames in which nothing locates it, at the velocity it last had:
+/// the centre by its mean step over the last located frames, the orientation by the last turn.
+struct ConstantVelocity {
+    /// Frames in a row the pose is carried before the camera is reported lost.
+    var limit = 15
+    /// Located frames whose mean step carries the centre.
+    var window = 10
+    private var poses: [(frame: Int, pose: Transform)] = []
+    private var carried = 0
+
+    /// The pose recorded or carried for `frame`, if any.
+    func pose(at frame: Int) -> Transform? { poses.last.flatMap { $0.frame == frame ? $0.pose : nil } }
+
+    /// Records the camera's pose in a located frame.
+    mutating func record(_ pose: Transform, frame: Int) {
+        if let last = poses.last, last.frame >= frame { poses.removeAll() }
+        poses.append((frame, pose))
+        if poses.count > window { poses.removeFirst() }
+        carried = 0
+    }
+
+    /// The pose carried on to `frame` (after the last recorded or carried frame), or nil when the
+    /// limit is reached or there is no motion to carry.
+    mutating func carry(to frame: Int) -> Transform? {
+        guard carried < limit, poses.count >= 2, let first = poses.first, let last = poses.last, frame > last.frame else { return nil }
+        let frames = Double(frame - last.frame)
+        let step = (last.pose.translation - first.pose.translation) / Double(last.frame - first.frame)
+        let previous = poses[poses.count - 2]
+        let turn = (previous.pose.rotation.transposed * last.pose.rotation).log / Double(last.frame - previous.frame)
+        let rotation = (last.pose.rotation * Matrix3.exp(turn * frames)).orthonormalized
+        let carriedPose = Transform(rotation: rotation, translation: last.pose.translation + step * frames)
+        carried += 1
+        poses.append((frame, carriedPose))
+        poses.removeFirst()
+        return carriedPose
+    }
+}
