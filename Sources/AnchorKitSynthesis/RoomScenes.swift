@@ -19,7 +19,7 @@ import AnchorKit
 public enum RoomScenes {
     /// Names of the scenes ``scene(named:frameCount:)`` builds.
     public static let names = ["room-walk", "room-walk-plain", "room-planes", "room-planes-weak", "room-loop",
-                               "room-painted", "room-brick", "room-tiled"]
+                               "room-painted", "room-brick", "room-tiled", "room-tripod"]
 
     /// Builds the named scene; `frameCount` overrides its default length (300 frames, 10 s).
     public static func scene(named name: String, frameCount: Int? = nil) throws -> SyntheticScene {
@@ -32,6 +32,7 @@ public enum RoomScenes {
         case "room-painted": return try walkPlain(frameCount: frameCount ?? 300, finish: .painted)
         case "room-brick": return try walkPlain(frameCount: frameCount ?? 300, finish: .brick)
         case "room-tiled": return try walkPlain(frameCount: frameCount ?? 300, finish: .tiled)
+        case "room-tripod": return try tripod(frameCount: frameCount ?? 300)
         default: throw InputError(name, "unknown scene (known: \(names.joined(separator: ", ")))")
         }
     }
@@ -101,6 +102,21 @@ public enum RoomScenes {
         ], duration: 10)
         let name = finish == .mosaic ? "room-walk-plain" : "room-\(finish)"
         return try room(name: name, frameCount: n, path: path, seed: 82, targets: [], tableDecals: [], finish: finish)
+    }
+
+    /// A camera on a tripod in the middle of the room, no target in view: it only turns (its
+    /// centre never moves), panning 80° across the back and right walls and back, tilting between
+    /// 8° and 30° down, in 10 s (at most ~25°/s). No parallax at all: a map cannot start.
+    static func tripod(frameCount n: Int) throws -> SyntheticScene {
+        let eye = SIMD3(-0.3, 1.40, 0.8)
+        var path = CameraPath(seed: 84, eye: { _ in eye }, lookAt: { t in
+            let u = 0.5 - 0.5 * cos(2 * .pi * t / 10)
+            let heading = 0.3 - 1.4 * u, pitch = (-8 - 22 * (0.5 - 0.5 * cos(4 * .pi * t / 10))) * .pi / 180
+            return eye + SIMD3(-sin(heading) * cos(pitch), sin(pitch), -cos(heading) * cos(pitch))
+        })
+        path.shakePosition = 0
+        path.shakeRotation = 0
+        return try room(name: "room-tripod", frameCount: n, path: path, seed: 84, targets: [], tableDecals: [])
     }
 
     /// A 10 s walk for plane detection: from in front of the table, a little to its right, the

@@ -189,11 +189,13 @@ import Testing
         parameters.maximumKeyframes = 8
         let odometry = VisualOdometry(camera: sequence.description.camera, parameters: parameters)
         let frames = try sequence.openFrames()
-        var largest = 0, lost = 0, located: [SIMD3<Double>] = [], trueCentres: [SIMD3<Double>] = []
+        var largest = 0, lost = 0, located: [SIMD3<Double>] = [], trueCentres: [SIMD3<Double>] = [], started = false
         while let frame = try frames.nextFrame(), frame.index < 150 {
             let location = try odometry.locate(frame, landmarks: [])
             largest = max(largest, odometry.mapViews.count)
-            guard let pose = location.worldFromCamera else { continue }
+            // Before the map starts the camera's turn alone is known (limited, initialising).
+            started = started || location.trackingState == .normal
+            guard let pose = location.worldFromCamera, started else { continue }
             if location.trackingState != .normal { lost += 1 }
             located.append(pose.translation)
             trueCentres.append(truth[frame.index].camera.transform.translation)

@@ -335,12 +335,15 @@ public final class Session {
             return CameraState(transform: location.worldFromCamera ?? .identity, trackingState: location.trackingState,
                                intrinsics: intrinsics, scale: location.scale)
         }
-        if alignment == nil, !foundedOnTarget,
+        if !foundedOnTarget, world.mapRevision == 0,
            let founder = TargetLocator.founder(among: observations, minimumPixels: Self.founderPixels) {
-            // A target before odometry has a world: the world is founded on it. Its origin is this
-            // camera, upright by this frame's gravity when known (as odometry's would be).
-            let origin = Transform(rotation: configuration.gravity?[frame.index].map { GravityAlignment.worldFromCamera(gravity: $0) } ?? .identity,
-                                   translation: .zero)
+            // A target before odometry has a map: the world is founded on it. Its origin is this
+            // camera, upright by this frame's gravity when known (as odometry's would be), or as
+            // odometry turned it so far (a camera that only turned keeps its orientation).
+            let turned = location.worldFromCamera.map { (alignment ?? odometryAlignment()) * $0 }
+            let origin = turned ?? Transform(rotation: configuration.gravity?[frame.index].map { GravityAlignment.worldFromCamera(gravity: $0) } ?? .identity,
+                                             translation: .zero)
+            alignment = nil
             fusion.found(founder.identifier, at: origin * founder.cameraFromAnchor)
             // The camera comes from the placed targets themselves: a view that disagrees with one
             // is the camera's error more than the target's move, so placed targets stay placed.
@@ -356,9 +359,11 @@ public final class Session {
         }
         let joined = alignment != nil && location.worldFromCamera != nil
         let state: TrackingState, pose: Transform
-        if joined, location.trackingState == .normal {
-            (pose, state) = (alignment! * location.worldFromCamera!, .normal)
-        } else if let fromTargets {
+        // Targets that fix the camera well give it; else odometry tracking normally does; else
+        // any target in view.
+        let decisive = TargetLocator.support(of: observations, placed: fusion.placed) >= Self.decisiveTargetPixels
+        let odometryNormal = joined && location.trackingState == .normal
+        if let fromTargets, decisive || !odometryNormal {
             (pose, state) = (fromTargets, .normal)
         } else if joined {
             (pose, state) = (alignment! * location.worldFromCamera!, location.trackingState)
@@ -379,15 +384,16 @@ public final class Session {
             return CameraState(transform: .identity, trackingState: location.trackingState, intrinsics: intrinsics,
                                scale: location.scale)
         }
-        if alignment == nil {
-            // Odometry's world is the camera of its origin frame; that frame's gravity turns it
-            // upright.
-            alignment = world.originFrame.flatMap { configuration.gravity?[$0] }.map {
-                Transform(rotation: GravityAlignment.worldFromCamera(gravity: $0), translation: .zero)
-            } ?? .identity
-        }
+        if alignment == nil { alignment = odometryAlignment() }
         return CameraState(transform: alignment! * pose, trackingState: location.trackingState, intrinsics: intrinsics,
                            scale: location.scale)
+    }
+
+    /// Odometry's world is the camera of its origin frame; that frame's gravity turns it upright.
+    private func odometryAlignment() -> Transform {
+        world?.originFrame.flatMap { configuration.gravity?[$0] }.map {
+            Transform(rotation: GravityAlignment.worldFromCamera(gravity: $0), translation: .zero)
+        } ?? .identity
     }
 
     /// True once a target founded the session's world (it was seen before odometry had one): the
@@ -402,6 +408,9 @@ public final class Session {
     /// Least apparent size (the square root of its area in the image, pixels) of a target that
     /// founds the world: a smaller one's pose is too uncertain to stand the world on.
     static let founderPixels = 20.0
+    /// Least summed apparent size of the placed targets in view (``TargetLocator/support(of:placed:)``,
+    /// pixels) for them rather than odometry to give the camera when both can.
+    static let decisiveTargetPixels = 200.0
 
     /// The factor that puts the camera at `height` metres above the floor on average: the lowest
     /// horizontal plane found, once the camera's height was seen in 30 frames (nil before).

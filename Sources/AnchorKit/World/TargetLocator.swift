@@ -17,46 +17,58 @@ struct TargetLocator {
     /// `previous`, the last frame's pose, is one more proposal (a camera moves little between
     /// frames).
     func locate(_ observations: [TargetObservation], placed: (String) -> Transform?, previous: Transform?) throws -> Transform? {
-        var worldCorners: [SIMD3<Double>] = [], pixels: [SIMD2<Double>] = [], proposals: [Transform] = []
+        // Per placed target in view: its corners in the world, their pixels, its proposal, its size.
+        var targets: [(corners: [SIMD3<Double>], pixels: [SIMD2<Double>], proposal: Transform, size: Double)] = []
         for o in observations {
             guard let corners = o.corners, let worldFromAnchor = placed(o.identifier) else { continue }
-            worldCorners += TargetConvention.corners(width: o.extent.x, height: o.extent.y).map { worldFromAnchor.apply(to: $0) }
-            pixels += corners
-            proposals.append(worldFromAnchor * o.cameraFromAnchor.inverse)
+            targets.append((TargetConvention.corners(width: o.extent.x, height: o.extent.y).map { worldFromAnchor.apply(to: $0) },
+                            corners, worldFromAnchor * o.cameraFromAnchor.inverse, Self.squareOnSize(o)))
         }
-        let targets = proposals.count
-        guard targets > 0 else { return nil }
-        // OpenCV's camera axes for the solver: opencvCamera_from_world = F · inverse(world_from_arkitCamera).
-        func rmsError(_ worldFromCamera: Transform) -> Double {
+        guard !targets.isEmpty else { return nil }
+        func rmsError(_ worldFromCamera: Transform, _ chosen: [Int]) -> Double {
             let cameraFromWorld = worldFromCamera.inverse
-            var sum = 0.0
-            for (x, pixel) in zip(worldCorners, pixels) {
-                guard let p = camera.project(cameraFromWorld.apply(to: x)) else { return .infinity }
-                let d = p - pixel
-                sum += dot(d, d)
+            var sum = 0.0, count = 0
+            for i in chosen {
+                for (x, pixel) in zip(targets[i].corners, targets[i].pixels) {
+                    guard let p = camera.project(cameraFromWorld.apply(to: x)) else { return .infinity }
+                    let d = p - pixel
+                    sum += dot(d, d)
+                    count += 1
+                }
             }
-            return (sum / Double(pixels.count)).squareRoot()
+            return (sum / Double(max(1, count))).squareRoot()
         }
-        let sightings = zip(worldCorners, pixels).map {
-            ViewPoseRefiner.Sighting(viewIndex: 0, point: $0, pixel: SIMD2<Float>(camera.pinholePixel($1)))
-        }
-        func refined(from guess: Transform) throws -> Transform? {
+        // OpenCV's camera axes for the solver: opencvCamera_from_world = F · inverse(world_from_arkitCamera).
+        func refined(from guess: Transform, on chosen: [Int]) throws -> Transform? {
+            let sightings = chosen.flatMap { i in
+                zip(targets[i].corners, targets[i].pixels).map {
+                    ViewPoseRefiner.Sighting(viewIndex: 0, point: $0, pixel: SIMD2<Float>(camera.pinholePixel($1)))
+                }
+            }
             let estimate = try refiner.refine(CameraConvention.flip * guess.inverse, views: [.identity], sightings: sightings, camera: camera)
             return estimate.behindCount == 0 ? (CameraConvention.flip * estimate.middleFromObject).inverse : nil
         }
-        // Several targets: all their corners refine the pose that explains them best. One target:
-        // its own pose, filtered by its tracker.
-        var pose = proposals[0]
-        if targets > 1 {
-            let best = proposals.min { rmsError($0) < rmsError($1) }!
-            pose = try refined(from: best).flatMap { rmsError($0) <= rmsError(best) ? $0 : nil } ?? best
+        // The proposal that most targets agree with (a target placed wrong, or seen on the wrong
+        // branch of its pose ambiguity, agrees with no other), ties to the larger agreeing size;
+        // several agreeing targets then refine it on all their corners. One target: its own pose,
+        // filtered by its tracker.
+        let agreeing = targets.indices.map { p in targets.indices.filter { rmsError(targets[p].proposal, [$0]) <= Self.agreementPixels } }
+        let chosen = targets.indices.max { a, b in
+            (agreeing[a].count, agreeing[a].map { targets[$0].size }.reduce(0, +))
+                < (agreeing[b].count, agreeing[b].map { targets[$0].size }.reduce(0, +))
+        }!
+        var pose = targets[chosen].proposal
+        if agreeing[chosen].count > 1, let joint = try refined(from: pose, on: agreeing[chosen]),
+           rmsError(joint, agreeing[chosen]) <= rmsError(pose, agreeing[chosen]) {
+            pose = joint
         }
+        let all = Array(targets.indices)
         // Unless it flipped to the other branch of a planar pose's ambiguity, which refining from
         // the last pose finds: it explains the corners as well and turns the camera far less.
         guard let previous else { return pose }
         func turn(_ pose: Transform) -> Double { (previous.rotation.transposed * pose.rotation).rotationAngle }
-        if turn(pose) > Self.flipAngle, let steadier = try refined(from: previous),
-           rmsError(steadier) <= max(1, 1.5 * rmsError(pose)), turn(steadier) + Self.flipAngle < turn(pose) {
+        if turn(pose) > Self.flipAngle, let steadier = try refined(from: previous, on: all),
+           rmsError(steadier, all) <= max(1, 1.5 * rmsError(pose, all)), turn(steadier) + Self.flipAngle < turn(pose) {
             return steadier
         }
         return pose
@@ -66,17 +78,29 @@ struct TargetLocator {
     /// must turn to be taken instead, radians: a flip to the other branch of a planar pose's
     /// ambiguity turns the camera by tens of degrees.
     static let flipAngle = 15 * Double.pi / 180
+    /// Largest RMS reprojection error of a target's corners, pixels, under a pose it agrees with.
+    static let agreementPixels = 3.0
+
+    /// How well the placed targets among `observations` fix the camera: their apparent sizes as
+    /// seen square on (the square root of each one's area in the image times the cosine of its
+    /// obliquity), summed, pixels.
+    static func support(of observations: [TargetObservation], placed: (String) -> Transform?) -> Double {
+        observations.filter { placed($0.identifier) != nil }.map(squareOnSize).reduce(0, +)
+    }
+
+    /// A target's apparent size as seen square on: the square root of its area in the image times
+    /// the cosine of its obliquity, pixels (0 without corners).
+    static func squareOnSize(_ o: TargetObservation) -> Double {
+        guard let corners = o.corners else { return 0 }
+        return ConvexPolygon.area(corners).squareRoot() * cos(ScaleEstimator.obliquity(of: o))
+    }
 
     /// The observation that founds a world where there is none yet: the target in view whose pose
     /// is the most certain, the largest as seen square on (its apparent size, the square root of
     /// its area in the image, times the cosine of its obliquity), if that is at least
     /// `minimumPixels`.
     static func founder(among observations: [TargetObservation], minimumPixels: Double) -> TargetObservation? {
-        func size(_ o: TargetObservation) -> Double {
-            guard let corners = o.corners else { return 0 }
-            return ConvexPolygon.area(corners).squareRoot() * cos(ScaleEstimator.obliquity(of: o))
-        }
-        guard let best = observations.max(by: { size($0) < size($1) }), size(best) >= minimumPixels else { return nil }
+        guard let best = observations.max(by: { squareOnSize($0) < squareOnSize($1) }), squareOnSize(best) >= minimumPixels else { return nil }
         return best
     }
 }

@@ -52,4 +52,31 @@ struct MapInitialiser {
         map.revision += 1
         return second
     }
+
+    /// The camera's turn since the reference frame, `opencvCamera_from_opencvReference`, from the
+    /// tracks alone, taking the motion as a pure rotation (a tripod, a camera turning in place,
+    /// or one that has not yet moved enough for parallax): the rotation that best maps the tracks'
+    /// lines of sight in the reference onto theirs now, fitted twice, the second time without the
+    /// tracks it explains worst. Nil without a reference or with too few tracks.
+    func turnSinceReference(tracks: [PointTrack]) -> Matrix3? {
+        guard reference != nil, tracks.count >= Self.leastTracksForTurn else { return nil }
+        func sight(_ p: SIMD2<Float>) -> SIMD3<Double> {
+            let ideal = camera.idealPixel(p)
+            return normalize(SIMD3((Double(ideal.x) - camera.cx) / camera.fx, (Double(ideal.y) - camera.cy) / camera.fy, 1))
+        }
+        let before = tracks.map { sight($0.origin.position) }, after = tracks.map { sight($0.position) }
+        // Each line of sight with its opposite: centred sets, so the fit is a rotation about the centre.
+        func fit(_ indices: [Int]) -> Matrix3? {
+            let source = indices.flatMap { [before[$0], -before[$0]] }, target = indices.flatMap { [after[$0], -after[$0]] }
+            return SimilarityAlignment.fit(source: source, target: target, withScale: false)?.rotation
+        }
+        guard let first = fit(Array(tracks.indices)) else { return nil }
+        let misfit = tracks.indices.map { length(first * before[$0] - after[$0]) }
+        guard let median = Summary(misfit)?.median else { return nil }
+        let kept = tracks.indices.filter { misfit[$0] <= max(3 * median, 1 / camera.fx) }
+        return kept.count >= Self.leastTracksForTurn ? fit(kept) : first
+    }
+
+    /// Fewest tracks for a turn from the tracks alone.
+    static let leastTracksForTurn = 30
 }

@@ -45,6 +45,18 @@ struct OdometryMap {
         return points.count - 1
     }
 
+    /// Turns the world's axes: every point and pose re-expressed in a world whose frame is
+    /// `newWorld_from_oldWorld` (a rotation about the origin) applied to the old one.
+    mutating func rotate(by newFromOld: Matrix3) {
+        points = points.map { newFromOld * $0 }
+        let oldFromNew = Transform(rotation: newFromOld.transposed, translation: .zero)
+        for k in keyframes.indices {
+            keyframes[k].pose = keyframes[k].pose * oldFromNew
+            keyframes[k].landmarks = keyframes[k].landmarks.map { (newFromOld * $0.position, $0.pixel) }
+        }
+        revision += 1
+    }
+
     /// Multiplies every length by `factor` (the world became metric).
     mutating func rescale(by factor: Double) {
         points = points.map { $0 * factor }

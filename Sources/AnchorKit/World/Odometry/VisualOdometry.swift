@@ -78,6 +78,12 @@ public final class VisualOdometry: WorldTracker {
     /// The time of the last frame located, seconds.
     private var lastTime: Double?
     public private(set) var originFrame: Int?
+    /// Before the map starts: the initialisation's reference frame, its camera's turn from the
+    /// world's (`opencvReference_from_opencvWorld`; the world is the first reference's camera),
+    /// and the latest frame's turn (`opencvCamera_from_opencvWorld`) the tracks showed.
+    private var referenceFrame: Int?
+    private var referenceFromWorld = Matrix3.identity
+    private var turn: Matrix3?
     public var mapRevision: Int { map.revision }
     package private(set) var profile = StageProfile()
 
@@ -131,7 +137,9 @@ public final class VisualOdometry: WorldTracker {
         lastTime = frame.time
         let scale: WorldScale = metric ? .metric : .arbitrary
         guard let pose = tracker.pose, !map.keyframes.isEmpty else {
-            return CameraLocation(worldFromCamera: nil, trackingState: state, scale: scale)
+            // Before the map, a camera that turned keeps its orientation, at the origin.
+            let turned = turn.map { arkitWorldFromCamera(Transform(rotation: $0, translation: .zero)) }
+            return CameraLocation(worldFromCamera: turned, trackingState: state, scale: scale)
         }
         return CameraLocation(worldFromCamera: arkitWorldFromCamera(pose), trackingState: state, scale: scale)
     }
@@ -216,9 +224,23 @@ public final class VisualOdometry: WorldTracker {
 
     /// Tries to start the map. True once it has.
     private func start(frame: Int, gray: Image) throws -> Bool {
-        guard let pose = try initialiser.start(&map, frame: frame, gray: gray, tracker: &tracker) else { return false }
-        originFrame = initialiser.reference
-        tracker.pose = pose
+        // Without parallax yet, the camera's turn still shows: measured on the tracks followed
+        // into this frame, before a new reference may replace them.
+        turn = initialiser.turnSinceReference(tracks: tracker.tracks).map { $0 * referenceFromWorld } ?? turn
+        let started = try initialiser.start(&map, frame: frame, gray: gray, tracker: &tracker)
+        if let reference = initialiser.reference, reference != referenceFrame {
+            // A new reference (this frame): the world stays the first one's camera, the new one
+            // turned from it as this frame's turn shows (none before the first).
+            if originFrame == nil { originFrame = reference }
+            referenceFromWorld = referenceFrame == nil ? .identity : turn ?? referenceFromWorld
+            referenceFrame = reference
+            turn = referenceFromWorld
+        }
+        guard let pose = started else { return false }
+        turn = nil
+        // The map starts in the reference camera's axes: turned into the world's.
+        if referenceFromWorld != .identity { map.rotate(by: referenceFromWorld.transposed) }
+        tracker.pose = pose * Transform(rotation: referenceFromWorld, translation: .zero)
         map.descriptors.describe(try OdometryMap.Keyframe.features(of: gray), keyframe: 1, tracks: tracker.tracks)
         try tracker.addTracks(gray: gray, keyframe: 1)
         return true
