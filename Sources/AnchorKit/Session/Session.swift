@@ -407,7 +407,7 @@ public final class Session {
     private lazy var targetLocator = TargetLocator(camera: configuration.camera)
     /// Least apparent size (the square root of its area in the image, pixels) of a target that
     /// founds the world: a smaller one's pose is too uncertain to stand the world on.
-    static let founderPixels = 20.0
+    static let founderPixels = 16.0
     /// Least summed apparent size of the placed targets in view (``TargetLocator/support(of:placed:)``,
     /// pixels) for them rather than odometry to give the camera when both can.
     static let decisiveTargetPixels = 200.0
