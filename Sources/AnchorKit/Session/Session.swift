@@ -13,7 +13,7 @@ public final class Session {
     private let world: WorldTracker?
     /// `sessionWorld_from_trackerWorld`, fixed once: for odometry in a world of its own, at its
     /// first located frame (a rotation: gravity alignment; the origin stays at the tracker's origin
-    /// camera); in a world founded on a target, where odometry joins it (``foundedOnTarget``).
+    /// camera); in a world founded on a target, where odometry joins it (``targetWorld``).
     private var alignment: Transform?
     private var scale: ScaleEstimator?
     /// The map's scale from the inertial log (``Configuration/inertial``), with visual odometry.
@@ -147,7 +147,7 @@ public final class Session {
                 // where it is while tracking is limited.
                 // In a world that stands on its targets, a view seen grazing (its pose poorly fixed,
                 // and prone to flip) places nothing.
-                let adds = locked && !(foundedOnTarget && ScaleEstimator.obliquity(of: o) > ScaleEstimator().maximumObliquity)
+                let adds = locked && !(targetWorld.isFounded && ScaleEstimator.obliquity(of: o) > ScaleEstimator().maximumObliquity)
                 let fused = adds ? place(o, camera: camera, mapPoints: mapPoints) : fusion.placed(o.identifier)
                 worldFromAnchor = fused ?? worldFromAnchor
                 placed = fused != nil
@@ -301,7 +301,7 @@ public final class Session {
 
     /// The camera of `frame` in the session's world: the world tracker's pose, aligned to
     /// gravity, made metric by targets of known size; or, where the world was founded on a target
-    /// (``foundedOnTarget``), the targets' pose until odometry joins it.
+    /// (``targetWorld``), the targets' pose until odometry joins it.
     private func locate(_ frame: Frame, observations: [TargetObservation]) throws -> CameraState {
         let intrinsics = configuration.camera
         guard let world else { return CameraState(transform: .identity, trackingState: .normal, intrinsics: intrinsics) }
@@ -335,52 +335,23 @@ public final class Session {
             return CameraState(transform: location.worldFromCamera ?? .identity, trackingState: location.trackingState,
                                intrinsics: intrinsics, scale: location.scale)
         }
-        if !foundedOnTarget, world.mapRevision == 0,
-           let founder = TargetLocator.founder(among: observations, minimumPixels: Self.founderPixels) {
-            // A target before odometry has a map: the world is founded on it. Its origin is this
-            // camera, upright by this frame's gravity when known (as odometry's would be), or as
-            // odometry turned it so far (a camera that only turned keeps its orientation).
+        if !targetWorld.isFounded, world.mapRevision == 0 {
+            // A target before odometry has a map founds the world at this camera: upright by this
+            // frame's gravity when known (as odometry's would be), or as odometry turned it so far
+            // (a camera that only turned keeps its orientation).
             let turned = location.worldFromCamera.map { (alignment ?? odometryAlignment()) * $0 }
-            let origin = turned ?? Transform(rotation: configuration.gravity?[frame.index].map { GravityAlignment.worldFromCamera(gravity: $0) } ?? .identity,
+            let camera = turned ?? Transform(rotation: configuration.gravity?[frame.index].map { GravityAlignment.worldFromCamera(gravity: $0) } ?? .identity,
                                              translation: .zero)
-            alignment = nil
-            fusion.found(founder.identifier, at: origin * founder.cameraFromAnchor)
-            // The camera comes from the placed targets themselves: a view that disagrees with one
-            // is the camera's error more than the target's move, so placed targets stay placed.
-            fusion.unlockAfter = .max
-            foundedOnTarget = true
+            if targetWorld.found(on: observations, worldFromCamera: camera, fusion: &fusion) { alignment = nil }
         }
-        guard foundedOnTarget else { return odometryCamera(location, intrinsics: intrinsics) }
-        let fromTargets = try targetLocator.locate(observations, placed: fusion.placed, previous: motion.pose(at: frame.index - 1))
-        if alignment == nil, let pose = location.worldFromCamera, location.trackingState == .normal, location.scale == .metric,
-           let fromTargets {
-            // Odometry joins the targets' world once it is metric: where both see the camera.
-            alignment = fromTargets * pose.inverse
-        }
-        let joined = alignment != nil && location.worldFromCamera != nil
-        let state: TrackingState, pose: Transform
-        // Targets that fix the camera well give it; else odometry tracking normally does; else
-        // any target in view.
-        let decisive = TargetLocator.support(of: observations, placed: fusion.placed) >= Self.decisiveTargetPixels
-        let odometryNormal = joined && location.trackingState == .normal
-        if let fromTargets, decisive || !odometryNormal {
-            (pose, state) = (fromTargets, .normal)
-        } else if joined {
-            (pose, state) = (alignment! * location.worldFromCamera!, location.trackingState)
-        } else if let carried = motion.carry(to: frame.index) {
-            let reason = location.trackingState.reason
-            let state: TrackingState = .limited(reason == .lowLight || reason == .excessiveMotion ? reason! : .insufficientFeatures)
-            return CameraState(transform: carried, trackingState: state, intrinsics: intrinsics, scale: .metric)
-        } else {
-            return CameraState(transform: .identity, trackingState: .limited(.relocalizing), intrinsics: intrinsics, scale: .metric)
-        }
-        motion.record(pose, frame: frame.index)
-        return CameraState(transform: pose, trackingState: state, intrinsics: intrinsics, scale: .metric)
+        guard targetWorld.isFounded else { return odometryCamera(location, intrinsics: intrinsics) }
+        return try targetWorld.camera(of: frame.index, observations: observations, odometry: location, alignment: &alignment,
+                                      fusion: fusion, intrinsics: intrinsics)
     }
 
     /// The odometry's camera in a world of its own: aligned to gravity at its origin frame.
     private func odometryCamera(_ location: CameraLocation, intrinsics: CameraIntrinsics) -> CameraState {
-        guard let pose = location.worldFromCamera, let world else {
+        guard let pose = location.worldFromCamera else {
             return CameraState(transform: .identity, trackingState: location.trackingState, intrinsics: intrinsics,
                                scale: location.scale)
         }
@@ -396,21 +367,11 @@ public final class Session {
         } ?? .identity
     }
 
-    /// True once a target founded the session's world (it was seen before odometry had one): the
-    /// camera then comes from the targets in view until odometry is metric and joins, through
-    /// ``alignment``, which is then `targetWorld_from_odometryWorld`.
-    private var foundedOnTarget = false
+    /// A world founded on a target, once one is (``TargetWorld``); ``alignment`` is then
+    /// `targetWorld_from_odometryWorld`, found where odometry joins.
+    private lazy var targetWorld = TargetWorld(camera: configuration.camera)
     /// Whether the world tracker's last location was metric (its tracked points' depths are metres).
     private var odometryIsMetric = false
-    /// Carries the camera of a world founded on a target over frames in which nothing locates it.
-    private var motion = ConstantVelocity()
-    private lazy var targetLocator = TargetLocator(camera: configuration.camera)
-    /// Least apparent size (the square root of its area in the image, pixels) of a target that
-    /// founds the world: a smaller one's pose is too uncertain to stand the world on.
-    static let founderPixels = 16.0
-    /// Least summed apparent size of the placed targets in view (``TargetLocator/support(of:placed:)``,
-    /// pixels) for them rather than odometry to give the camera when both can.
-    static let decisiveTargetPixels = 200.0
 
     /// The factor that puts the camera at `height` metres above the floor on average: the lowest
     /// horizontal plane found, once the camera's height was seen in 30 frames (nil before).

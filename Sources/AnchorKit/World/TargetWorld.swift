@@ -1,0 +1,104 @@
+/// A world founded on the first target of known size seen before odometry has a map (issue 29):
+/// the camera comes from the placed targets in view (``TargetLocator``), metric and `normal` from
+/// that frame, with no parallax and no scene texture needed; odometry joins once it is metric;
+/// the motion carries the camera over a few frames where neither locates it.
+///
+/// Frames (ARKit conventions): the session's world is the founding frame's camera, upright by its
+/// gravity; `alignment` is `sessionWorld_from_odometryWorld`, found where odometry joins.
+struct TargetWorld {
+    /// Least apparent size of a target that founds the world, as seen square on
+    /// (``TargetLocator/squareOnSize(_:)``), pixels: a smaller one's pose is too uncertain to
+    /// stand the world on.
+    static let founderPixels = 16.0
+    /// Least summed apparent size of the placed targets in view (``TargetLocator/support(of:placed:)``,
+    /// pixels) for them rather than odometry to give the camera when both can.
+    static let decisiveTargetPixels = 200.0
+
+    /// True once a target founded the world.
+    private(set) var isFounded = false
+    private let locator: TargetLocator
+    private var motion = ConstantVelocity()
+
+    init(camera: CameraIntrinsics) { locator = TargetLocator(camera: camera) }
+
+    /// Founds the world on the best target among `observations`, if one is worth it, with this
+    /// frame's camera at `worldFromCamera`: the target is placed in `fusion` at once, and placed
+    /// targets stay placed (the camera comes from them: a view that disagrees with one is the
+    /// camera's error more than the target's move). True when the world was founded now.
+    mutating func found(on observations: [TargetObservation], worldFromCamera: Transform, fusion: inout AnchorFusion) -> Bool {
+        guard !isFounded, let founder = TargetLocator.founder(among: observations, minimumPixels: Self.founderPixels) else { return false }
+        fusion.found(founder.identifier, at: worldFromCamera * founder.cameraFromAnchor)
+        fusion.unlockAfter = .max
+        isFounded = true
+        return true
+    }
+
+    /// The camera of `frame` in this world: from targets that fix it well, else from odometry
+    /// tracking normally once it joined (through `alignment`, set here where both first see the
+    /// camera with odometry metric), else from any placed target in view, else from odometry in
+    /// any state once joined, else carried by the motion for a few frames
+    /// (`limited(insufficientFeatures)`, or the odometry's `lowLight` / `excessiveMotion`), else
+    /// `limited(relocalizing)`.
+    mutating func camera(of frame: Int, observations: [TargetObservation], odometry location: CameraLocation,
+                         alignment: inout Transform?, fusion: AnchorFusion, intrinsics: CameraIntrinsics) throws -> CameraState {
+        let fromTargets = try locator.locate(observations, placed: fusion.placed, previous: motion.pose(at: frame - 1))
+        if alignment == nil, let pose = location.worldFromCamera, location.trackingState == .normal, location.scale == .metric,
+           let fromTargets {
+            alignment = fromTargets * pose.inverse
+        }
+        let fromOdometry = alignment.flatMap { a in location.worldFromCamera.map { a * $0 } }
+        let decisive = TargetLocator.support(of: observations, placed: fusion.placed) >= Self.decisiveTargetPixels
+        let state: TrackingState, pose: Transform
+        if let fromTargets, decisive || fromOdometry == nil || location.trackingState != .normal {
+            (pose, state) = (fromTargets, .normal)
+        } else if let fromOdometry {
+            (pose, state) = (fromOdometry, location.trackingState)
+        } else if let carried = motion.carry(to: frame) {
+            let reason = location.trackingState.reason
+            let state: TrackingState = .limited(reason == .lowLight || reason == .excessiveMotion ? reason! : .insufficientFeatures)
+            return CameraState(transform: carried, trackingState: state, intrinsics: intrinsics, scale: .metric)
+        } else {
+            return CameraState(transform: .identity, trackingState: .limited(.relocalizing), intrinsics: intrinsics, scale: .metric)
+        }
+        motion.record(pose, frame: frame)
+        return CameraState(transform: pose, trackingState: state, intrinsics: intrinsics, scale: .metric)
+    }
+}
+
+/// Carries a camera over the few frames in which nothing locates it, at the velocity it last had:
+/// the centre by its mean step over the last located frames, the orientation by the last turn.
+struct ConstantVelocity {
+    /// Frames in a row the pose is carried before the camera is reported lost.
+    var limit = 15
+    /// Located frames whose mean step carries the centre.
+    var window = 10
+    private var poses: [(frame: Int, pose: Transform)] = []
+    private var carried = 0
+
+    /// The pose recorded or carried for `frame`, if any.
+    func pose(at frame: Int) -> Transform? { poses.last.flatMap { $0.frame == frame ? $0.pose : nil } }
+
+    /// Records the camera's pose in a located frame.
+    mutating func record(_ pose: Transform, frame: Int) {
+        if let last = poses.last, last.frame >= frame { poses.removeAll() }
+        poses.append((frame, pose))
+        if poses.count > window { poses.removeFirst() }
+        carried = 0
+    }
+
+    /// The pose carried on to `frame` (after the last recorded or carried frame), or nil when the
+    /// limit is reached or there is no motion to carry.
+    mutating func carry(to frame: Int) -> Transform? {
+        guard carried < limit, poses.count >= 2, let first = poses.first, let last = poses.last, frame > last.frame else { return nil }
+        let frames = Double(frame - last.frame)
+        let step = (last.pose.translation - first.pose.translation) / Double(last.frame - first.frame)
+        let previous = poses[poses.count - 2]
+        let turn = (previous.pose.rotation.transposed * last.pose.rotation).log / Double(last.frame - previous.frame)
+        let rotation = (last.pose.rotation * Matrix3.exp(turn * frames)).orthonormalized
+        let carriedPose = Transform(rotation: rotation, translation: last.pose.translation + step * frames)
+        carried += 1
+        poses.append((frame, carriedPose))
+        poses.removeFirst()
+        return carriedPose
+    }
+}
