@@ -62,3 +62,54 @@ struct WorldFromTargetsTests {
         #expect(errors.max()! < 0.2)
     }
 }
+
+/// `TargetLocator` on exact views of targets on a wall (no rendering): the camera from the targets
+/// that agree, a misplaced target left out, a flipped single target caught from the last pose.
+@Suite("Target locator")
+struct TargetLocatorTests {
+    static let camera = try! CameraIntrinsics(width: 640, height: 480, fx: 525, fy: 525, cx: 319.5, cy: 239.5)
+    /// The true camera, 2 m in front of the wall (ARKit: looking along -z).
+    static let worldFromCamera = Transform(rotation: .identity, translation: SIMD3(0.1, 1.45, 2))
+    /// 20 cm targets on the wall z = 0, facing +z (anchor +y is the wall's normal).
+    static let targets: [(String, Transform)] = [SIMD3(-0.5, 1.5, 0), SIMD3(0.5, 1.6, 0), SIMD3(0.0, 1.2, 0)].enumerated().map { k, centre in
+        ("marker/test/\(k)", Transform(rotation: Matrix3(columns: (SIMD3(1, 0, 0), SIMD3(0, 0, 1), SIMD3(0, -1, 0))), translation: centre))
+    }
+
+    /// The exact observation of target `k` by the true camera.
+    static func observation(_ k: Int) -> TargetObservation {
+        let (identifier, worldFromAnchor) = targets[k]
+        let cameraFromAnchor = worldFromCamera.inverse * worldFromAnchor
+        let corners = TargetConvention.corners(width: 0.2, height: 0.2).map { camera.project(cameraFromAnchor.apply(to: $0))! }
+        return TargetObservation(identifier: identifier, kind: .marker, cameraFromAnchor: cameraFromAnchor,
+                                 extent: SIMD2(0.2, 0.2), corners: corners)
+    }
+
+    /// Target 2 placed 20 cm off (52 px at 2 m): the camera comes from targets 0 and 1 together,
+    /// exact, and target 2 is left out.
+    @Test func aMisplacedTargetIsLeftOut() throws {
+        let placed: (String) -> Transform? = { identifier in
+            guard let k = Self.targets.firstIndex(where: { $0.0 == identifier }) else { return nil }
+            var pose = Self.targets[k].1
+            if k == 2 { pose.translation.x += 0.2 }
+            return pose
+        }
+        let located = try #require(try TargetLocator(camera: Self.camera).locate((0..<3).map(Self.observation), placed: placed, previous: nil))
+        #expect(length(located.translation - Self.worldFromCamera.translation) < 1e-4)
+        #expect(rotationErrorDegrees(located, Self.worldFromCamera) < 0.01)
+    }
+
+    /// One target reported on a wrong branch (turned 30° about its horizontal axis, as a planar
+    /// pose ambiguity turns a small target's tilt): refined from the last frame's pose, the camera
+    /// stays where its corners put it.
+    @Test func aFlippedTargetIsCaughtFromTheLastPose() throws {
+        var flipped = Self.observation(0)
+        flipped.cameraFromAnchor = flipped.cameraFromAnchor * Transform(rotation: .rotation(angle: 0.5, axis: SIMD3(1, 0, 0)), translation: .zero)
+        let placed: (String) -> Transform? = { identifier in Self.targets.first { $0.0 == identifier }?.1 }
+        let locator = TargetLocator(camera: Self.camera)
+        let alone = try #require(try locator.locate([flipped], placed: placed, previous: nil))
+        #expect(rotationErrorDegrees(alone, Self.worldFromCamera) > 20, "without a last pose, the target's own pose is all there is")
+        let caught = try #require(try locator.locate([flipped], placed: placed, previous: Self.worldFromCamera))
+        #expect(length(caught.translation - Self.worldFromCamera.translation) < 1e-3)
+        #expect(rotationErrorDegrees(caught, Self.worldFromCamera) < 0.05)
+    }
+}

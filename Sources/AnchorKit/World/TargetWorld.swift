@@ -87,13 +87,14 @@ struct ConstantVelocity {
     }
 
     /// The pose carried on to `frame` (after the last recorded or carried frame), or nil when the
-    /// limit is reached or there is no motion to carry.
+    /// limit is reached or no frame was located.
     mutating func carry(to frame: Int) -> Transform? {
-        guard carried < limit, poses.count >= 2, let first = poses.first, let last = poses.last, frame > last.frame else { return nil }
+        guard carried < limit, let first = poses.first, let last = poses.last, frame > last.frame else { return nil }
         let frames = Double(frame - last.frame)
-        let step = (last.pose.translation - first.pose.translation) / Double(last.frame - first.frame)
-        let previous = poses[poses.count - 2]
-        let turn = (previous.pose.rotation.transposed * last.pose.rotation).log / Double(last.frame - previous.frame)
+        // One located frame alone has no motion to carry: the camera is held where it was.
+        let step = poses.count < 2 ? .zero : (last.pose.translation - first.pose.translation) / Double(last.frame - first.frame)
+        let previous = poses[max(0, poses.count - 2)]
+        let turn = poses.count < 2 ? .zero : (previous.pose.rotation.transposed * last.pose.rotation).log / Double(last.frame - previous.frame)
         let rotation = (last.pose.rotation * Matrix3.exp(turn * frames)).orthonormalized
         let carriedPose = Transform(rotation: rotation, translation: last.pose.translation + step * frames)
         carried += 1
