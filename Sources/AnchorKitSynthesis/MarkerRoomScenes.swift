@@ -7,8 +7,9 @@ extension MarkerScenes {
     /// Someone walks into a bare room with plain painted walls and a carpet (``RoomScenes``'
     /// painted finish, no furniture), filming six 18 cm DICT_4X4_50 markers taped to the back
     /// wall, the left wall and the floor (ids 1–6, listed), 1.3 to 3.4 m away, turning from the
-    /// back wall toward the left one, two or more markers in view (2.5 m in 6 s, ``Gait``). Besides the markers the walls show
-    /// only a door frame, a picture frame and a switch: too little for odometry on its own.
+    /// back wall toward the left one, two or more markers in view (2.5 m in 6 s, ``Gait``).
+    /// Besides the markers the walls show only a door frame, a picture frame and a switch: too
+    /// little for odometry on its own.
     static func plainWalls(frameCount: Int) throws -> SyntheticScene {
         let dictionary = try MarkerDictionary(named: "DICT_4X4_50")
         let back = -RoomScenes.size.z / 2 + 0.002, left = -RoomScenes.size.x / 2 + 0.002
@@ -21,12 +22,6 @@ extension MarkerScenes {
             lying(at: SIMD3(0.8, 0.001, -0.6), yaw: -0.5),
         ]
         let markers = try poses.enumerated().map { k, pose in try markerPlane(dictionary, id: k + 1, size: 0.18, pose: pose) }
-        let lit = markers.map { marker -> ScenePlane in
-            var m = marker
-            let normal = m.pose(0).rotation.columns.1
-            m.gain = { _ in RoomScenes.shade(normal) }
-            return m
-        }
         let duration = Double(frameCount) / 30
         let path = handheldWalk(seed: 61, eyes: [
             SIMD3(0.6, 1.50, 0.9), SIMD3(0.2, 1.48, 0.4), SIMD3(-0.5, 1.47, -0.3), SIMD3(-1.1, 1.45, -0.8),
@@ -34,7 +29,7 @@ extension MarkerScenes {
             SIMD3(0.4, 0.9, -2.5), SIMD3(0.0, 0.8, -2.3), SIMD3(-1.0, 0.9, -2.4), SIMD3(-2.2, 1.1, -2.4),
         ], duration: duration, gait: Gait())
         var scene = SyntheticScene(name: "markers-plain-walls", camera: standardCamera(), frameCount: frameCount,
-                                   planes: try RoomScenes.finishedShell(.painted) + lit, path: path)
+                                   planes: try RoomScenes.finishedShell(.painted) + shaded(markers), path: path)
         scene.exposure = { _ in 1.0 / 60 }
         scene.instantsPerExposure = 5
         scene.sensor.readNoise = 2.0
@@ -62,9 +57,7 @@ extension MarkerScenes {
         ], aims: [
             SIMD3(1.2, 0.9, -1.8), SIMD3(1.3, 0.85, -1.7), SIMD3(1.3, 0.8, -1.6), SIMD3(1.4, 0.8, -1.6),
         ], duration: duration, gait: Gait())
-        var (planes, boxes) = try room(markers: wallTags)
-        boxes = try RoomScenes.furniture(tableDecals: onTable)
-        for b in boxes.indices { for f in boxes[b].faces.indices { boxes[b].faces[f].surface = nil } }
+        let (planes, boxes) = try room(markers: wallTags, tableDecals: onTable)
         var scene = SyntheticScene(name: "markers-room-light", camera: standardCamera(), frameCount: frameCount,
                                    planes: planes, path: path)
         scene.boxes = boxes

@@ -188,19 +188,25 @@ extension MarkerScenes {
 
     /// The room of ``RoomScenes`` (6 x 5 x 2.6 m, textured floor, walls and ceiling, with its
     /// table, bench and cabinet) as a setting for markers: its surfaces are not listed in ground
-    /// truth (these are marker sequences), and `markers` get the shading of the wall they hang on.
-    static func room(markers: [ScenePlane]) throws -> (planes: [ScenePlane], boxes: [SceneBox]) {
+    /// truth (these are marker sequences), `markers` get the shading of the wall they hang on, and
+    /// `tableDecals` lie on the table.
+    static func room(markers: [ScenePlane], tableDecals: [ScenePlane] = []) throws -> (planes: [ScenePlane], boxes: [SceneBox]) {
         var planes = try RoomScenes.shell()
-        var boxes = try RoomScenes.furniture(tableDecals: [])
+        var boxes = try RoomScenes.furniture(tableDecals: tableDecals)
         for i in planes.indices { planes[i].surface = nil }
         for b in boxes.indices { for f in boxes[b].faces.indices { boxes[b].faces[f].surface = nil } }
-        let lit = markers.map { marker -> ScenePlane in
+        return (planes + shaded(markers), boxes)
+    }
+
+    /// `markers` lit as the room's surfaces are: each shaded by the way its face turns
+    /// (``RoomScenes/shade(_:)``).
+    static func shaded(_ markers: [ScenePlane]) -> [ScenePlane] {
+        markers.map { marker in
             var m = marker
             let normal = m.pose(0).rotation.columns.1
             m.gain = { _ in RoomScenes.shade(normal) }
             return m
         }
-        return (planes + lit, boxes)
     }
 
     /// An upright sheet on a wall facing `normal`, centred at `centre`, turned by `roll` radians

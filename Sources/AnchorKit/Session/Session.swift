@@ -147,7 +147,8 @@ public final class Session {
                 // where it is while tracking is limited.
                 // In a world that stands on its targets, a view seen grazing (its pose poorly fixed,
                 // and prone to flip) places nothing.
-                let adds = locked && !(targetWorld.isFounded && ScaleEstimator.obliquity(of: o) > ScaleEstimator().maximumObliquity)
+                let grazing = targetWorld.isFounded && scale.map { ScaleEstimator.obliquity(of: o) > $0.maximumObliquity } ?? false
+                let adds = locked && !grazing
                 let fused = adds ? place(o, camera: camera, mapPoints: mapPoints) : fusion.placed(o.identifier)
                 worldFromAnchor = fused ?? worldFromAnchor
                 placed = fused != nil

@@ -3,9 +3,9 @@ import Foundation
 /// The camera's world pose from the world-locked targets in view: targets of known size give
 /// it, metric, in a single frame, with no parallax and no scene texture needed. Each placed target
 /// in view proposes `world_from_camera = world_from_anchor · inverse(camera_from_anchor)` (ARKit
-/// conventions); the proposal that best explains every placed corner in view is refined on all of
-/// them together, far better conditioned than one small target's four corners (whose tilt they
-/// barely fix, and which can flip to the other branch of a planar pose's ambiguity).
+/// conventions); the proposal the most targets agree with is refined on all their corners
+/// together, far better conditioned than one small target's four corners (whose tilt they barely
+/// fix, and which can flip to the other branch of a planar pose's ambiguity).
 struct TargetLocator {
     let camera: CameraIntrinsics
     private let refiner = ViewPoseRefiner()
@@ -14,8 +14,7 @@ struct TargetLocator {
 
     /// `world_from_camera` from the placed targets among `observations` (`placed` gives a target's
     /// fused `world_from_anchor`, nil while it is not placed), or nil when none is in view.
-    /// `previous`, the last frame's pose, is one more proposal (a camera moves little between
-    /// frames).
+    /// `previous`, the last frame's pose, catches a flip: a camera turns little between frames.
     func locate(_ observations: [TargetObservation], placed: (String) -> Transform?, previous: Transform?) throws -> Transform? {
         // Per placed target in view: its corners in the world, their pixels, its proposal, its size.
         var targets: [(corners: [SIMD3<Double>], pixels: [SIMD2<Double>], proposal: Transform, size: Double)] = []
