@@ -13,8 +13,9 @@ import Foundation
 /// - Tracking: a found target's points are followed by pyramidal Lucas–Kanade flow, the
 ///   homography re-estimated from them and refined every frame by a `TemplateAligner`
 ///   (sparse, occlusion-robust inverse-compositional alignment); a target whose alignment fails
-///   is dropped and left to detection. Detection runs every frame while nothing is followed, and
-///   every `detectionInterval` frames otherwise.
+///   is dropped and left to detection, which runs every frame for `redetectionFrames` after a
+///   loss (a target lost to a blurred frame is found again at the next sharp one), and every
+///   `idleDetectionInterval` (nothing followed) or `detectionInterval` frames otherwise.
 /// - Motion blur: a target moving fast is aligned from its constant-velocity prediction (the
 ///   flow fails on a blurred frame) with the reference blurred as the frame is, along the
 ///   target's motion over one exposure; blurs the alignment implies (the speed changed, the
@@ -110,6 +111,8 @@ public final class ImageTracker: AnchorTracker {
         public var filter: PoseFilter.Parameters? = PoseFilter.Parameters()
         /// A target re-found within this many frames continues its pose track.
         public var memoryFrames = 15
+        /// Frames after losing a target in which detection runs every frame.
+        public var redetectionFrames = 5
         /// The naive per-frame baseline: detection in every frame by brute-force matching
         /// against each reference with a ratio test and RANSAC; no tracking, alignment or filter.
         public var detectEveryFrame = false
@@ -134,6 +137,8 @@ public final class ImageTracker: AnchorTracker {
     /// Its time per stage (flow, alignment, detection), for ``Session/profile``.
     package private(set) var profile = StageProfile()
     private var lastDetection = Int.min / 2
+    /// The last frame in which a followed target was lost.
+    private var lastLoss = Int.min / 2
     /// The frame of each reference's last closer look that did not find it.
     private var lastCloserLook: [Int: Int] = [:]
     /// Pose tracks by reference, kept while a target is lost so that a quick re-detection
@@ -169,15 +174,19 @@ public final class ImageTracker: AnchorTracker {
         for var target in targets {
             if let previous = previousPyramid, try follow(&target, from: previous, to: pyramid, gray: gray, frame: frame.index) {
                 kept.append(target)
+            } else {
+                lastLoss = frame.index
             }
         }
         targets = kept
 
-        // Look for more.
+        // Look for more: every frame for a while after losing a target (it is most likely still
+        // in view, lost to a blurred frame or a passing occluder, and found again it continues
+        // its pose track), else every few frames.
         let untracked = references.images.count > targets.count
-        if untracked && targets.count < parameters.maximumTracked
-            && frame.index - lastDetection >= (targets.isEmpty ? min(parameters.idleDetectionInterval, parameters.detectionInterval)
-                                                               : parameters.detectionInterval) {
+        let interval = frame.index - lastLoss <= parameters.redetectionFrames ? 1
+            : targets.isEmpty ? min(parameters.idleDetectionInterval, parameters.detectionInterval) : parameters.detectionInterval
+        if untracked && targets.count < parameters.maximumTracked && frame.index - lastDetection >= interval {
             lastDetection = frame.index
             let detecting = StageProfile.now()
             try detect(in: gray, frame: frame)
