@@ -6,7 +6,8 @@ Normal tracking is counted from the first frame in which a target (marker, image
 tracked, or, where none ever is, from the first frame tracked normally (initialisation). Posed
 frames are those with a pose, whatever their state; their orientation error is the angle between
 the reported and the true turn since the first posed frame (no alignment needed). ATE, the metric
-scale error and the anchors' drift are `anchorkit score`'s.
+scale error, the anchors' drift and the stated accuracy (its median, the jumps beyond 3 stated
+sigmas between consecutive frames, the largest in sigmas) are `anchorkit score`'s.
 """
 import json
 import math
@@ -57,5 +58,8 @@ scale = value(r"metric scale error \(%\)\s+([-\d.]+)") if "alignment            
 lost = re.search(r"tracking lost / regained\s+(\d+) / (\d+)", score)
 drifts = [float(d) for d in re.findall(r"drift \S+ \(cm\)\s+([\d.]+)", score)]
 drift = f"{max(drifts):.2f}" if drifts else "-"
+stated = re.search(r"stated accuracy: frames, median \(cm\)\s+\d+, ([\d.]+)", score)
+jumps = re.search(r"jumps beyond 3 stated sigmas\s+(\d+) \(largest ([\d.]+) sigmas\)", score)
+accuracy = f"{stated.group(1)} / {jumps.group(1)} ({jumps.group(2)})" if stated and jumps else "-"
 print(f"| {label} | {share:.1f} % (from frame {start}) | {100 * len(posed) / len(frames):.1f} % | {orientation} | {ate} | {scale} | "
-      f"{drift} | {f'{lost.group(1)} / {lost.group(2)}' if lost else '-'} |")
+      f"{drift} | {f'{lost.group(1)} / {lost.group(2)}' if lost else '-'} | {accuracy} |")

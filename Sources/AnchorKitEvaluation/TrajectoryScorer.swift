@@ -126,6 +126,7 @@ public struct TrajectoryScorer {
                 anchorError[a.identifier] = max(anchorError[a.identifier] ?? 0, length(offset))
             }
         }
+        let stated = Self.statedAccuracy(fitted)
         return TrajectoryScore(
             posedFrames: metric.count >= 3 ? metric.count : arbitrary.count, frames: reported.count,
             alignment: metric.count >= 3 ? .rigid : .similarity, alignmentScale: fit.scale,
@@ -133,8 +134,47 @@ public struct TrajectoryScorer {
             arbitraryScaleFrames: metric.count >= 3 ? arbitrary.count : 0, arbitraryScaleErrorRMS: before,
             metricScaleErrorPercent: scaleError,
             timeToNormal: firstNormal?.time, frameOfFirstNormal: firstNormal?.frame, losses: losses, regains: regains,
-            anchorDriftCentimetres: drift.mapValues { $0 * 100 }, anchorErrorCentimetres: anchorError.mapValues { $0 * 100 })
+            anchorDriftCentimetres: drift.mapValues { $0 * 100 }, anchorErrorCentimetres: anchorError.mapValues { $0 * 100 },
+            statedAccuracy: stated)
     }
+
+    /// How the scored frames' stated position accuracy (``CameraState/positionAccuracy``, in
+    /// ground-truth metres through the alignment's scale) compares with their error after the
+    /// alignment: from one frame to the next, the error may change by 3 sigmas of the two
+    /// frames' errors together (`3 √(σ₁² + σ₂²)`); each frame's error may be 3 of its own sigmas.
+    /// Nil when no scored frame states one.
+    private static func statedAccuracy(_ f: Fitted) -> StatedAccuracyScore? {
+        let stated = f.scored.compactMap { line in
+            line.camera.positionAccuracy.map { (frame: line.frame, sigma: $0 * f.fit.scale,
+                                                error: f.fit.apply(to: line.camera.transform.translation)
+                                                    - f.truthByFrame[line.frame]!.camera.transform.translation) }
+        }
+        guard !stated.isEmpty else { return nil }
+        var jumps = 0, largest = 0.0
+        for (a, b) in zip(stated, stated.dropFirst()) where b.frame == a.frame + 1 {
+            let ratio = length(b.error - a.error) / max(1e-9, (a.sigma * a.sigma + b.sigma * b.sigma).squareRoot())
+            if ratio > 3 { jumps += 1 }
+            largest = max(largest, ratio)
+        }
+        let sigmas = stated.map(\.sigma).sorted()
+        return StatedAccuracyScore(frames: stated.count, medianCentimetres: 100 * sigmas[sigmas.count / 2],
+                                   jumpsBeyondThreeSigmas: jumps, largestJumpInSigmas: largest,
+                                   withinThreeSigmasPercent: 100 * Double(stated.filter { length($0.error) <= 3 * $0.sigma }.count)
+                                       / Double(stated.count))
+    }
+}
+
+/// The stated position accuracy of a world-tracking stream against its errors.
+public struct StatedAccuracyScore: Codable, Sendable {
+    /// Scored frames that state an accuracy, and the median stated sigma, cm.
+    public var frames: Int
+    public var medianCentimetres: Double
+    /// Consecutive frames whose error changed by more than 3 sigmas of the two (a jump beyond
+    /// the stated uncertainty), and the largest change, in those sigmas.
+    public var jumpsBeyondThreeSigmas: Int
+    public var largestJumpInSigmas: Double
+    /// Frames whose error is within 3 of their stated sigmas, percent.
+    public var withinThreeSigmasPercent: Double
 }
 
 /// Trajectory and world-anchor metrics of one world-tracking stream.
@@ -171,6 +211,8 @@ public struct TrajectoryScore: Codable, Sendable {
     /// anchor slides across the real target), error its largest size.
     public var anchorDriftCentimetres: [String: Double]
     public var anchorErrorCentimetres: [String: Double]
+    /// The stated position accuracy against the errors, when the stream states one.
+    public var statedAccuracy: StatedAccuracyScore?
 
     /// Table rows, in the layout of ``Score/table``.
     public var rows: [(String, String)] {
@@ -184,6 +226,13 @@ public struct TrajectoryScore: Codable, Sendable {
             ("time to normal (s)", tableCell(timeToNormal, 2) + (frameOfFirstNormal.map { " (frame \($0))" } ?? "")),
             ("tracking lost / regained", "\(losses) / \(regains)"),
         ]
+        if let stated = statedAccuracy {
+            rows += [
+                ("stated accuracy: frames, median (cm)", "\(stated.frames), " + tableCell(stated.medianCentimetres, 2)),
+                ("jumps beyond 3 stated sigmas", "\(stated.jumpsBeyondThreeSigmas) (largest " + tableCell(stated.largestJumpInSigmas, 2) + " sigmas)"),
+                ("error within 3 stated sigmas (%)", tableCell(stated.withinThreeSigmasPercent, 1)),
+            ]
+        }
         for id in anchorDriftCentimetres.keys.sorted() {
             rows.append(("drift \(id) (cm)", tableCell(anchorDriftCentimetres[id], 2) + " (error " + tableCell(anchorErrorCentimetres[id], 2) + ")"))
         }

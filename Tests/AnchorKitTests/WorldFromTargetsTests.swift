@@ -43,6 +43,10 @@ struct WorldFromTargetsTests {
         let placed = Set(updates.flatMap { $0.anchors.filter { $0.isPlaced == true }.map(\.identifier) })
         #expect(placed.count >= 3, "placed: \(placed.sorted())")
         #expect(score.anchorDriftCentimetres.values.allSatisfy { $0 < 5 })
+        // Every frame states its accuracy, and the error never jumps beyond 3 stated sigmas.
+        let stated = try #require(score.statedAccuracy)
+        #expect(stated.frames == updates.count && stated.jumpsBeyondThreeSigmas == 0)
+        #expect(stated.withinThreeSigmasPercent >= 95)
     }
 
     /// room-tripod's first 90 frames: a camera on a tripod turning 40° with no target, where a
@@ -111,5 +115,69 @@ struct TargetLocatorTests {
         let caught = try #require(try locator.locate([flipped], placed: placed, previous: Self.worldFromCamera))
         #expect(length(caught.translation - Self.worldFromCamera.translation) < 1e-3)
         #expect(rotationErrorDegrees(caught, Self.worldFromCamera) < 0.05)
+    }
+}
+
+/// The camera's stated position accuracy (``CameraState/positionAccuracy``): what targets' corners
+/// fix, the stream key that carries it, and the scorer's check of jumps against it.
+@Suite("Stated accuracy")
+struct StatedAccuracyTests {
+    /// The camera centre's sigma from `PoseUncertainty.positionSigma` (the world pose perturbed)
+    /// equals the one propagated from `camera_from_world`'s covariance (`[δθ, δt]`, camera frame)
+    /// through `c = -Rᵀt`, `δc = -Rᵀ([t]× δθ + δt)`: the two conventions agree on a known view.
+    @Test func positionSigmaAgreesWithThePoseCovariance() throws {
+        let camera = TargetLocatorTests.camera
+        let worldFromCamera = Transform(rotation: .rotation(angle: 0.3, axis: normalize(SIMD3(0.2, 1, 0.1))), translation: SIMD3(0.4, 1.5, 2.2))
+        let points = TargetLocatorTests.targets.flatMap { _, worldFromAnchor in
+            TargetConvention.corners(width: 0.2, height: 0.2).map { worldFromAnchor.apply(to: $0) }
+        }
+        let sigma = try #require(PoseUncertainty.positionSigma(of: worldFromCamera, worldPoints: points, camera: camera, pixelSigma: 0.5))
+        let cameraFromWorld = worldFromCamera.inverse
+        let c = try #require(PoseUncertainty.covariance(of: cameraFromWorld, points: points, camera: camera, pixelSigma: 0.5))
+        let t = cameraFromWorld.translation, rt = cameraFromWorld.rotation.transposed
+        // J = -Rᵀ [ [t]× | I ], 3x6.
+        let cross = Matrix3(rows: SIMD3(0, -t.z, t.y), SIMD3(t.z, 0, -t.x), SIMD3(-t.y, t.x, 0))
+        var j = DenseMatrix(rows: 3, columns: 6)
+        for r in 0..<3 {
+            for k in 0..<3 {
+                j[r, k] = -(rt * cross)[r, k]
+                j[r, 3 + k] = -rt[r, k]
+            }
+        }
+        let position = j * c * j.transposed
+        let largest = try #require(SymmetricEigen((0..<3).map { r in (0..<3).map { position[r, $0] } }).values.last)
+        print("stated accuracy of a camera 2.2 m from three 20 cm targets, 0.5 px corners: \(sigma * 100) cm")
+        #expect(abs(sigma - largest.squareRoot()) < 1e-3 * sigma)
+        // Noise scales it; more targets fix the camera better.
+        let doubled = try #require(PoseUncertainty.positionSigma(of: worldFromCamera, worldPoints: points, camera: camera, pixelSigma: 1))
+        #expect(abs(doubled - 2 * sigma) < 1e-6)
+        let one = try #require(PoseUncertainty.positionSigma(of: worldFromCamera, worldPoints: Array(points.prefix(4)), camera: camera,
+                                                             pixelSigma: 0.5))
+        #expect(one > 2 * sigma)
+    }
+
+    /// A stream that follows the truth but for a 10 cm step at frame 30: beyond 3 sigmas of a
+    /// stated 1 cm (one jump, of 7 sigmas), within 3 of a stated 5 cm.
+    @Test func jumpsAreMeasuredAgainstTheStatedAccuracy() throws {
+        let camera = TargetLocatorTests.camera
+        func line(_ frame: Int, _ offset: Double, _ accuracy: Double) -> FrameUpdate {
+            let pose = Transform(rotation: .identity, translation: SIMD3(0.02 * Double(frame), 1.5, 2 + offset))
+            return FrameUpdate(frame: frame, time: Double(frame) / 30,
+                               camera: CameraState(transform: pose, intrinsics: camera, scale: .metric, positionAccuracy: accuracy), anchors: [])
+        }
+        let truth = (0..<60).map { line($0, 0, 0) }
+        for (accuracy, jumps) in [(0.01, 1), (0.05, 0)] {
+            let stream = (0..<60).map { line($0, $0 >= 30 ? 0.1 : 0, accuracy) }
+            let stated = try #require(TrajectoryScorer().score(reported: stream, truth: truth)?.statedAccuracy)
+            #expect(stated.frames == 60 && stated.jumpsBeyondThreeSigmas == jumps)
+            // The rigid alignment turns the stream a little towards the step.
+            #expect(abs(stated.largestJumpInSigmas / (0.1 / (2.0.squareRoot() * accuracy)) - 1) < 0.05)
+        }
+        // The stream key: metres, to a tenth of a millimetre.
+        let encoded = try JSONEncoder().encode(line(3, 0, 0.012345))
+        #expect(String(decoding: encoded, as: UTF8.self).contains("\"positionAccuracy\":0.0123"))
+        let decoder = JSONDecoder()
+        decoder.userInfo[.cameraIntrinsics] = camera
+        #expect(try decoder.decode(FrameUpdate.self, from: encoded).camera.positionAccuracy == 0.0123)
     }
 }

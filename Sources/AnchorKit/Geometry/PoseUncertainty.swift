@@ -1,4 +1,4 @@
-/// The covariance of a planar target's pose estimated from its corners.
+/// The covariance of a pose estimated from points seen in one image.
 package enum PoseUncertainty {
     /// The 6x6 covariance of `camera_from_target` in `[δθ, δt]` (left rotation perturbation
     /// `exp(δθ) R` in the camera frame, radians; translation in metres), for corners measured
@@ -6,6 +6,35 @@ package enum PoseUncertainty {
     /// corners (`points` in the target frame, metres) with respect to the pose.
     public static func covariance(of pose: Transform, points: [SIMD3<Double>], camera: CameraIntrinsics,
                                   pixelSigma: Double) -> DenseMatrix? {
+        covariance(points: points, camera: camera, pixelSigma: pixelSigma) { k, d in
+            k < 3 ? Transform(rotation: Matrix3.exp(d) * pose.rotation, translation: pose.translation)
+                  : Transform(rotation: pose.rotation, translation: pose.translation + d)
+        }
+    }
+
+    /// One standard deviation of the camera's centre along its least certain direction, metres
+    /// (the square root of the largest eigenvalue of its 3x3 covariance), for a camera at
+    /// `worldFromCamera` (ARKit conventions) that sees `worldPoints` at pixels measured with
+    /// isotropic noise `pixelSigma` (px); nil when a point is behind the camera or the points
+    /// do not fix the pose.
+    public static func positionSigma(of worldFromCamera: Transform, worldPoints: [SIMD3<Double>], camera: CameraIntrinsics,
+                                     pixelSigma: Double) -> Double? {
+        // Perturbed in the world frame: rotation exp(δθ)·R about the centre, centre c + δc.
+        guard let c = covariance(points: worldPoints, camera: camera, pixelSigma: pixelSigma, perturbed: { k, d in
+            let moved = k < 3 ? Transform(rotation: Matrix3.exp(d) * worldFromCamera.rotation, translation: worldFromCamera.translation)
+                              : Transform(rotation: worldFromCamera.rotation, translation: worldFromCamera.translation + d)
+            return moved.inverse
+        }) else { return nil }
+        let position = (3..<6).map { r in (3..<6).map { c[r, $0] } }
+        guard let largest = SymmetricEigen(position).values.last, largest.isFinite else { return nil }
+        return max(0, largest).squareRoot()
+    }
+
+    /// `σ² (JᵀJ)⁻¹`, J the Jacobian of the projected `points` with respect to the six
+    /// perturbations `perturbed(k, d)` gives (`camera_from_points`; k < 3 rotation, else
+    /// translation, `d` the k-th axis times a step).
+    private static func covariance(points: [SIMD3<Double>], camera: CameraIntrinsics, pixelSigma: Double,
+                                   perturbed: (Int, SIMD3<Double>) -> Transform) -> DenseMatrix? {
         let h = 1e-6
         func project(_ t: Transform) -> [Double]? {
             var out: [Double] = []
@@ -15,15 +44,12 @@ package enum PoseUncertainty {
             }
             return out
         }
-        guard let base = project(pose) else { return nil }
+        guard let base = project(perturbed(0, .zero)) else { return nil }
         var j = DenseMatrix(rows: base.count, columns: 6)
         for k in 0..<6 {
             var d = SIMD3<Double>.zero
             d[k % 3] = h
-            let moved = k < 3
-                ? Transform(rotation: Matrix3.exp(d) * pose.rotation, translation: pose.translation)
-                : Transform(rotation: pose.rotation, translation: pose.translation + d)
-            guard let p = project(moved) else { return nil }
+            guard let p = project(perturbed(k, d)) else { return nil }
             for r in 0..<base.count { j[r, k] = (p[r] - base[r]) / h }
         }
         guard var c = (j.transposed * j).inverse else { return nil }

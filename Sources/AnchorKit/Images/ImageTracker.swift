@@ -107,6 +107,9 @@ public final class ImageTracker: AnchorTracker {
         public var trackedPoints = 80
         /// Corner noise after alignment, pixels (weights the pose filter).
         public var cornerSigma = 0.25
+        /// Corner noise stated for a target aligned through modelled motion blur, per pixel of
+        /// blur: along a blur the alignment is loosely held.
+        public var blurredCornerShare = 0.1
         /// Temporal pose filter; nil reports each frame's own estimate.
         public var filter: PoseFilter.Parameters? = PoseFilter.Parameters()
         /// A target re-found within this many frames continues its pose track.
@@ -127,6 +130,8 @@ public final class ImageTracker: AnchorTracker {
         var framePoints: [SIMD2<Float>]
         /// The last frame-to-frame motion (previous frame px -> frame px), once followed.
         var motion: Matrix3? = nil
+        /// The motion blur the reference was given to match this frame, frame px.
+        var blur = SIMD2<Double>.zero
     }
 
     public let references: ReferenceImageSet
@@ -235,7 +240,9 @@ public final class ImageTracker: AnchorTracker {
             let share = min(1, length(best.blur) / motion)
             exposureShare = min(1, max(Self.shortestExposureShare, exposureShare + 0.2 * (share - exposureShare)))
         }
-        guard let h = best?.matrix else { return false }
+        guard let best else { return false }
+        let h = best.matrix
+        target.blur = best.blur
         target.motion = target.homography.inverse.map { h * $0 }
         target.homography = h
         // Keep the points the flow followed to where the alignment puts them; top up from the
@@ -565,7 +572,8 @@ public final class ImageTracker: AnchorTracker {
             pose = hypotheses[0].cameraFromAnchor
         }
         return TargetObservation(identifier: ref.identifier, kind: .image, name: ref.name, cameraFromAnchor: pose,
-                                 extent: SIMD2(ref.physicalWidth, ref.physicalHeight), corners: corners)
+                                 extent: SIMD2(ref.physicalWidth, ref.physicalHeight), corners: corners,
+                                 cornerSigma: max(parameters.cornerSigma, parameters.blurredCornerShare * length(target.blur)))
     }
 
     // MARK: Naive baseline

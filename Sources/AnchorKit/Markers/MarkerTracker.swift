@@ -224,7 +224,7 @@ public final class MarkerTracker: AnchorTracker {
                     observations.append(TargetObservation(
                         identifier: identifiers[i], kind: .marker, name: String(d.id),
                         instance: key.instance == 0 ? nil : key.instance, cameraFromAnchor: pose,
-                        extent: SIMD2(size, size), corners: d.corners))
+                        extent: SIMD2(size, size), corners: d.corners, cornerSigma: cornerSigma))
                     sightings.append(MarkerLayout.Sighting(identifier: identifiers[i], side: size, cameraFromAnchor: pose,
                                                            corners: d.corners, decisive: decisive))
                 }

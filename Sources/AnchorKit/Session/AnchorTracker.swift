@@ -12,6 +12,9 @@ public struct TargetObservation: Sendable {
     public var extent: SIMD2<Double>
     /// Corners in pixels (TL, TR, BR, BL).
     public var corners: [SIMD2<Double>]?
+    /// The noise of `corners` as the tracker judges it, pixels (one standard deviation); nil
+    /// when it states none.
+    public var cornerSigma: Double? = nil
     /// Codes: the payload, and the symbology when it is not QR.
     public var payload: CodePayload? = nil
     public var codeFormat: CodeFormat? = nil

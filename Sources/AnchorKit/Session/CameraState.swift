@@ -11,13 +11,21 @@ public struct CameraState: Equatable, Sendable {
     /// Whether world distances are metres (`.metric`) or in an unknown unit (`.arbitrary`:
     /// monocular odometry before any target of known size was seen). Nil without world tracking.
     public var scale: WorldScale?
+    /// The stated uncertainty of the camera's position in the world: one standard deviation
+    /// along its least certain direction, world units (metres when ``scale`` is `.metric`).
+    /// Frame to frame the position does not jump by much more than this (a few times it, as
+    /// for any error with this deviation). Nil when none is stated: no world tracking, or no
+    /// position yet (a camera that has only turned). The stream's optional
+    /// `camera.positionAccuracy`.
+    public var positionAccuracy: Double?
 
     public init(transform: Transform = .identity, trackingState: TrackingState = .normal,
-                intrinsics: CameraIntrinsics, scale: WorldScale? = nil) {
+                intrinsics: CameraIntrinsics, scale: WorldScale? = nil, positionAccuracy: Double? = nil) {
         self.transform = transform
         self.trackingState = trackingState
         self.intrinsics = intrinsics
         self.scale = scale
+        self.positionAccuracy = positionAccuracy
     }
 
     /// The view matrix, `camera_from_world` (ARCamera.viewMatrix for landscape-right), column-major.

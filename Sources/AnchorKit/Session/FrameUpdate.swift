@@ -50,7 +50,7 @@ extension CodingUserInfoKey {
 
 extension FrameUpdate: Codable {
     enum CodingKeys: String, CodingKey { case frame, time, image, camera, anchors }
-    enum CameraKeys: String, CodingKey { case transform, tracking, reason, scale, ambientIntensity, ambientColorTemperature }
+    enum CameraKeys: String, CodingKey { case transform, tracking, reason, scale, positionAccuracy, ambientIntensity, ambientColorTemperature }
 
     public init(from decoder: Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
@@ -75,7 +75,8 @@ extension FrameUpdate: Codable {
                 debugDescription: "decoding an anchor stream needs the camera's intrinsics (userInfo[.cameraIntrinsics])"))
         }
         camera = CameraState(transform: transform, trackingState: state, intrinsics: intrinsics,
-                             scale: try cam.decodeIfPresent(WorldScale.self, forKey: .scale))
+                             scale: try cam.decodeIfPresent(WorldScale.self, forKey: .scale),
+                             positionAccuracy: try cam.decodeIfPresent(Double.self, forKey: .positionAccuracy))
         if let intensity = try cam.decodeIfPresent(Double.self, forKey: .ambientIntensity) {
             lightEstimate = LightEstimate(ambientIntensity: intensity,
                                           ambientColorTemperature: try cam.decodeIfPresent(Double.self, forKey: .ambientColorTemperature))
@@ -94,6 +95,8 @@ extension FrameUpdate: Codable {
         try cam.encode(camera.trackingState.name, forKey: .tracking)
         try cam.encodeIfPresent(camera.trackingState.reason, forKey: .reason)
         try cam.encodeIfPresent(camera.scale, forKey: .scale)
+        // A tenth of a millimetre: finer than any stated accuracy, and short lines.
+        try cam.encodeIfPresent(camera.positionAccuracy.map { ($0 * 10_000).rounded() / 10_000 }, forKey: .positionAccuracy)
         if let light = lightEstimate {
             // A tenth of a lumen and a kelvin: finer than any estimate, and short lines.
             try cam.encode((light.ambientIntensity * 10).rounded() / 10, forKey: .ambientIntensity)

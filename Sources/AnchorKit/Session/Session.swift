@@ -325,6 +325,7 @@ public final class Session {
                 planes?.rescale(by: factor)
                 levelSweep.rescale(by: factor)
                 floorEdges.rescale(by: factor)
+                odometryAccuracy.rescale(by: factor)
                 location.worldFromCamera = pose.translationScaled(by: factor)
                 location.scale = .metric
             }
@@ -345,20 +346,24 @@ public final class Session {
                                              translation: .zero)
             if targetWorld.found(on: observations, worldFromCamera: camera, fusion: &fusion) { alignment = nil }
         }
-        guard targetWorld.isFounded else { return odometryCamera(location, intrinsics: intrinsics) }
-        return try targetWorld.camera(of: frame.index, observations: observations, odometry: location, alignment: &alignment,
+        guard targetWorld.isFounded else { return odometryCamera(location, at: frame.time, intrinsics: intrinsics) }
+        return try targetWorld.camera(of: frame.index, at: frame.time, observations: observations, odometry: location, alignment: &alignment,
                                       fusion: fusion, intrinsics: intrinsics)
     }
 
-    /// The odometry's camera in a world of its own: aligned to gravity at its origin frame.
-    private func odometryCamera(_ location: CameraLocation, intrinsics: CameraIntrinsics) -> CameraState {
+    /// The odometry's camera in a world of its own: aligned to gravity at its origin frame, with
+    /// the accuracy its drift allows once it has a map (a camera that has only turned states none).
+    private func odometryCamera(_ location: CameraLocation, at time: Double, intrinsics: CameraIntrinsics) -> CameraState {
         guard let pose = location.worldFromCamera else {
             return CameraState(transform: .identity, trackingState: location.trackingState, intrinsics: intrinsics,
                                scale: location.scale)
         }
         if alignment == nil { alignment = odometryAlignment() }
-        return CameraState(transform: alignment! * pose, trackingState: location.trackingState, intrinsics: intrinsics,
-                           scale: location.scale)
+        let transform = alignment! * pose
+        let mapped = (world?.mapRevision ?? 0) > 0
+        return CameraState(transform: transform, trackingState: location.trackingState, intrinsics: intrinsics,
+                           scale: location.scale,
+                           positionAccuracy: mapped ? odometryAccuracy.odometry(at: transform.translation, time: time) : nil)
     }
 
     /// Odometry's world is the camera of its origin frame; that frame's gravity turns it upright.
@@ -373,6 +378,8 @@ public final class Session {
     private lazy var targetWorld = TargetWorld(camera: configuration.camera)
     /// Whether the world tracker's last location was metric (its tracked points' depths are metres).
     private var odometryIsMetric = false
+    /// The stated accuracy of odometry's camera in a world of its own.
+    private var odometryAccuracy = PositionAccuracy()
 
     /// The factor that puts the camera at `height` metres above the floor on average: the lowest
     /// horizontal plane found, once the camera's height was seen in 30 frames (nil before).

@@ -124,6 +124,13 @@ struct AnchorFusion {
         return Transform(rotation: s.rotation, translation: s.estimate)
     }
 
+    /// One standard deviation of a placed anchor's position along its least certain direction,
+    /// metres (0 for the anchor that founded the world), or nil when it is not placed.
+    func placementSigma(of identifier: String) -> Double? {
+        guard let s = states[identifier], s.locked else { return nil }
+        return s.sigma
+    }
+
     /// The information-weighted mean of the observations and the largest standard deviation of
     /// that mean (the square root of its covariance's largest eigenvalue, bounded by the trace).
     private static func solve(_ samples: [Observation]) -> (SIMD3<Double>, Double) {

@@ -73,6 +73,41 @@ struct TargetLocator {
         return pose
     }
 
+    /// One standard deviation of the centre of a camera at `worldFromCamera` located on the
+    /// placed targets among `observations` (those whose corners it explains within
+    /// ``agreementPixels``), metres: their corners' noise (the larger of what their trackers
+    /// state, ``defaultCornerSigma`` where they state none, and the pose's RMS error on them)
+    /// through the projection, and the placement uncertainty of the best placed of them (0 for
+    /// the target that founded the world), added in quadrature. Nil when none agrees.
+    func positionSigma(of worldFromCamera: Transform, observations: [TargetObservation], fusion: AnchorFusion) -> Double? {
+        let cameraFromWorld = worldFromCamera.inverse
+        var points: [SIMD3<Double>] = [], squares = 0.0, stated = 0.0, placement = Double.infinity, used = 0
+        for o in observations {
+            guard let corners = o.corners, let worldFromAnchor = fusion.placed(o.identifier),
+                  let sigma = fusion.placementSigma(of: o.identifier) else { continue }
+            let world = TargetConvention.corners(width: o.extent.x, height: o.extent.y).map { worldFromAnchor.apply(to: $0) }
+            var sum = 0.0
+            for (x, pixel) in zip(world, corners) {
+                guard let p = camera.project(cameraFromWorld.apply(to: x)) else { return nil }
+                sum += dot(p - pixel, p - pixel)
+            }
+            guard (sum / 4).squareRoot() <= Self.agreementPixels else { continue }
+            points += world
+            squares += sum
+            stated += o.cornerSigma ?? Self.defaultCornerSigma
+            placement = min(placement, sigma)
+            used += 1
+        }
+        guard used > 0 else { return nil }
+        let pixelSigma = max(stated / Double(used), (squares / Double(points.count)).squareRoot())
+        guard let seen = PoseUncertainty.positionSigma(of: worldFromCamera, worldPoints: points, camera: camera,
+                                                       pixelSigma: pixelSigma) else { return nil }
+        return (seen * seen + placement * placement).squareRoot()
+    }
+
+    /// Corner noise of a target whose tracker states none, pixels (one standard deviation).
+    static let defaultCornerSigma = 0.5
+
     /// A turn from the last frame's camera that may be a flip, and how much less the steadier pose
     /// must turn to be taken instead, radians: a flip to the other branch of a planar pose's
     /// ambiguity turns the camera by tens of degrees.

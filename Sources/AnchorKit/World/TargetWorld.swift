@@ -18,6 +18,7 @@ struct TargetWorld {
     private(set) var isFounded = false
     private let locator: TargetLocator
     private var motion = ConstantVelocity()
+    private var accuracy = PositionAccuracy()
 
     init(camera: CameraIntrinsics) { locator = TargetLocator(camera: camera) }
 
@@ -33,13 +34,13 @@ struct TargetWorld {
         return true
     }
 
-    /// The camera of `frame` in this world: from targets that fix it well, else from odometry
-    /// tracking normally once it joined (through `alignment`, set here where both first see the
-    /// camera with odometry metric), else from any placed target in view, else from odometry in
-    /// any state once joined, else carried by the motion for a few frames
+    /// The camera of `frame` (at `time`, seconds) in this world: from targets that fix it well,
+    /// else from odometry tracking normally once it joined (through `alignment`, set here where
+    /// both first see the camera with odometry metric), else from any placed target in view, else
+    /// from odometry in any state once joined, else carried by the motion for a few frames
     /// (`limited(insufficientFeatures)`, or the odometry's `lowLight` / `excessiveMotion`), else
-    /// `limited(relocalizing)`.
-    mutating func camera(of frame: Int, observations: [TargetObservation], odometry location: CameraLocation,
+    /// `limited(relocalizing)`. Each states its position accuracy (``PositionAccuracy``).
+    mutating func camera(of frame: Int, at time: Double, observations: [TargetObservation], odometry location: CameraLocation,
                          alignment: inout Transform?, fusion: AnchorFusion, intrinsics: CameraIntrinsics) throws -> CameraState {
         let fromTargets = try locator.locate(observations, placed: fusion.placed, previous: motion.pose(at: frame - 1))
         if alignment == nil, let pose = location.worldFromCamera, location.trackingState == .normal, location.scale == .metric,
@@ -48,20 +49,26 @@ struct TargetWorld {
         }
         let fromOdometry = alignment.flatMap { a in location.worldFromCamera.map { a * $0 } }
         let decisive = TargetLocator.support(of: observations, placed: fusion.placed) >= Self.decisiveTargetPixels
-        let state: TrackingState, pose: Transform
+        let state: TrackingState, pose: Transform, sigma: Double
         if let fromTargets, decisive || fromOdometry == nil || location.trackingState != .normal {
             (pose, state) = (fromTargets, .normal)
+            sigma = locator.positionSigma(of: pose, observations: observations, fusion: fusion)
+                .map { accuracy.fix($0, at: pose.translation, time: time) }
+                ?? accuracy.odometry(at: pose.translation, time: time)
         } else if let fromOdometry {
             (pose, state) = (fromOdometry, location.trackingState)
+            sigma = accuracy.odometry(at: pose.translation, time: time)
         } else if let carried = motion.carry(to: frame) {
             let reason = location.trackingState.reason
             let state: TrackingState = .limited(reason == .lowLight || reason == .excessiveMotion ? reason! : .insufficientFeatures)
-            return CameraState(transform: carried, trackingState: state, intrinsics: intrinsics, scale: .metric)
+            return CameraState(transform: carried, trackingState: state, intrinsics: intrinsics, scale: .metric,
+                               positionAccuracy: accuracy.carried(to: time))
         } else {
+            accuracy.reset()
             return CameraState(transform: .identity, trackingState: .limited(.relocalizing), intrinsics: intrinsics, scale: .metric)
         }
         motion.record(pose, frame: frame)
-        return CameraState(transform: pose, trackingState: state, intrinsics: intrinsics, scale: .metric)
+        return CameraState(transform: pose, trackingState: state, intrinsics: intrinsics, scale: .metric, positionAccuracy: sigma)
     }
 }
 
