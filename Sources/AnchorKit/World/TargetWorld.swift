@@ -52,6 +52,9 @@ struct TargetWorld {
         let state: TrackingState, pose: Transform, sigma: Double
         if let fromTargets, decisive || fromOdometry == nil || location.trackingState != .normal {
             (pose, state) = (fromTargets, .normal)
+            // A pose refined from the last one (a flip caught) may leave every target's corners
+            // over the agreement limit: its accuracy is then grown from the last, as a step of
+            // odometry would be.
             sigma = locator.positionSigma(of: pose, observations: observations, fusion: fusion)
                 .map { accuracy.fix($0, at: pose.translation, time: time) }
                 ?? accuracy.odometry(at: pose.translation, time: time)
