@@ -225,6 +225,20 @@ ak_status ak_refine_view_pose(const ak_pinhole *camera, const double *views, int
                               const double *points, const float *pixels, int count, const ak_view_pose_params *params,
                               double *pose, ak_view_pose_result *result);
 
+/* ---------------------------------------------------------------- an object and its views together (object_adjustment.cpp) */
+
+/* Refines one rigid object `object` (12 doubles, in place: `world_from_object`) and the
+ * `view_count` cameras that saw it `views` (12 doubles each, in place: `camera_from_world`)
+ * together: `object_count` object points (object frame) project to object_pixels through camera
+ * object_view[i], and `fixed_count` (at least one: they fix the world) world points, held,
+ * project to fixed_pixels through camera fixed_view[i]. Huber-robust reprojection error,
+ * Levenberg-Marquardt with left perturbations, as ak_refine_view_pose; `result` as there, its
+ * RMS over the object's points. Unchanged when no step lowers the cost. */
+ak_status ak_adjust_object_and_views(const ak_pinhole *camera, double *views, int view_count, double *object,
+                                     const int *fixed_view, const double *fixed_points, const float *fixed_pixels, int fixed_count,
+                                     const int *object_view, const double *object_points, const float *object_pixels,
+                                     int object_count, const ak_view_pose_params *params, ak_view_pose_result *result);
+
 #ifdef __cplusplus
 }
 #endif

@@ -149,7 +149,7 @@ public final class Session {
                 // and prone to flip) places nothing.
                 let grazing = targetWorld.isFounded && scale.map { ScaleEstimator.obliquity(of: o) > $0.maximumObliquity } ?? false
                 let adds = locked && !grazing
-                let fused = adds ? place(o, camera: camera, mapPoints: mapPoints) : fusion.placed(o.identifier)
+                let fused = adds ? try place(o, camera: camera, mapPoints: mapPoints) : fusion.placed(o.identifier)
                 worldFromAnchor = fused ?? worldFromAnchor
                 placed = fused != nil
             }
@@ -288,8 +288,10 @@ public final class Session {
 
     /// Adds a metric observation to its anchor's fused world pose; the pose once placed. The
     /// target's distance comes from the map points on it when there are enough (then good to a
-    /// few per cent: the map's own scale is), else from its apparent size.
-    private func place(_ o: TargetObservation, camera: CameraState, mapPoints: [TrackedPoint]) -> Transform? {
+    /// few per cent: the map's own scale is), else from its apparent size. In a world that stands
+    /// on its targets, a target is adjusted with the cameras that saw it as it is placed
+    /// (``TargetPlacement``).
+    private func place(_ o: TargetObservation, camera: CameraState, mapPoints: [TrackedPoint]) throws -> Transform? {
         let corrected = TargetDepth.corrected(o, points: mapPoints, camera: configuration.camera)
         let used = corrected ?? o
         let worldFromAnchor = camera.transform * used.cameraFromAnchor
@@ -297,7 +299,11 @@ public final class Session {
         let observation = fusion.observation(
             worldFromAnchor, cameraPosition: camera.transform.translation, focal: configuration.camera.fx, sizePixels: size,
             depthSigma: corrected == nil ? nil : 0.03 * length(used.cameraFromAnchor.translation))
-        return fusion.fuse(o.identifier, rotation: worldFromAnchor.rotation, observation)
+        let wasPlaced = fusion.placed(o.identifier) != nil
+        guard fusion.fuse(o.identifier, rotation: worldFromAnchor.rotation, observation) != nil else { return nil }
+        // Placed now, in a world that stands on its targets: adjusted with the cameras that saw it.
+        if !wasPlaced { try targetWorld.adjustPlacement(of: o.identifier, fusion: &fusion) }
+        return fusion.placed(o.identifier)
     }
 
     /// The camera of `frame` in the session's world: the world tracker's pose, aligned to

@@ -118,6 +118,15 @@ struct AnchorFusion {
                                    estimate: worldFromAnchor.translation, sigma: 0, locked: true)
     }
 
+    /// Moves a placed anchor to `worldFromAnchor` (a better estimate of where it was placed),
+    /// keeping its uncertainty.
+    mutating func move(_ identifier: String, to worldFromAnchor: Transform) {
+        guard var s = states[identifier], s.locked else { return }
+        s.rotation = worldFromAnchor.rotation
+        s.estimate = worldFromAnchor.translation
+        states[identifier] = s
+    }
+
     /// The fused `world_from_anchor` of a placed anchor, or nil.
     func placed(_ identifier: String) -> Transform? {
         guard let s = states[identifier], s.locked else { return nil }

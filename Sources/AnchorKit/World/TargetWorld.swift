@@ -19,8 +19,23 @@ struct TargetWorld {
     private let locator: TargetLocator
     private var motion = ConstantVelocity()
     private var accuracy = PositionAccuracy()
+    private var placement: TargetPlacement
 
-    init(camera: CameraIntrinsics) { locator = TargetLocator(camera: camera) }
+    init(camera: CameraIntrinsics) {
+        locator = TargetLocator(camera: camera)
+        placement = TargetPlacement(camera: camera)
+    }
+
+    /// Adjusts target `identifier`, just placed in `fusion`, with the cameras of its recent located
+    /// views (``TargetPlacement``), where the adjustment explains its corners. The target that
+    /// founded the world is where it is by definition.
+    func adjustPlacement(of identifier: String, fusion: inout AnchorFusion) throws {
+        guard isFounded, let initial = fusion.placed(identifier),
+              let adjusted = try placement.adjusted(identifier, initial: initial, placed: { [fusion] in
+                  $0 == identifier ? nil : fusion.placed($0)
+              }) else { return }
+        fusion.move(identifier, to: adjusted)
+    }
 
     /// Founds the world on the best target among `observations`, if one is worth it, with this
     /// frame's camera at `worldFromCamera`: the target is placed in `fusion` at once, and placed
@@ -71,6 +86,7 @@ struct TargetWorld {
             return CameraState(transform: .identity, trackingState: .limited(.relocalizing), intrinsics: intrinsics, scale: .metric)
         }
         motion.record(pose, frame: frame)
+        placement.record(.init(worldFromCamera: pose, observations: observations))
         return CameraState(transform: pose, trackingState: state, intrinsics: intrinsics, scale: .metric, positionAccuracy: sigma)
     }
 }

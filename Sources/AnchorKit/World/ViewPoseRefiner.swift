@@ -78,4 +78,40 @@ package struct ViewPoseRefiner: Sendable {
         return Estimate(middleFromObject: Transform(rowMajor3x4: pose), rmsError: result.final_rms,
                         behindCount: Int(result.behind))
     }
+    /// Refines an object's pose `middle_from_object` together with the views that saw it
+    /// (`opencvCamera_from_middle`, in place): the object's points (`sightings`, object frame)
+    /// and the fixed points of the middle frame each view sees (`fixedSightings`, middle frame,
+    /// at least one: they fix the frame) reproject onto their pixels. The object's pose and the
+    /// views are unchanged when no step lowers the cost; `rmsError` is over `sightings`.
+    /// - Throws: ``NativeError`` (`.invalidArgument`) for no fixed sighting, a view index out of
+    ///   range, non-finite values, or transforms that are not rigid.
+    public func refine(_ guess: Transform, adjusting views: inout [Transform], sightings: [Sighting], fixedSightings: [Sighting],
+                       camera: CameraIntrinsics) throws -> Estimate {
+        var cam = ak_pinhole(camera)
+        var params = native
+        params.max_iterations = Int32(clamping: max(maxIterations, Self.jointIterations))
+        var result = ak_view_pose_result()
+        var pose = guess.rowMajor3x4
+        var viewNumbers = views.flatMap(\.rowMajor3x4)
+        let objectViews = sightings.map { Int32(clamping: $0.viewIndex) }, fixedViews = fixedSightings.map { Int32(clamping: $0.viewIndex) }
+        let objectPoints = WorldArrays.triples(sightings.map(\.point)), fixedPoints = WorldArrays.triples(fixedSightings.map(\.point))
+        try WorldArrays.withFloatPairs(sightings.map(\.pixel)) { objectPixels in
+            try WorldArrays.withFloatPairs(fixedSightings.map(\.pixel)) { fixedPixels in
+                try NativeError.check(ak_adjust_object_and_views(&cam, &viewNumbers, Int32(clamping: views.count), &pose,
+                                                                 fixedViews, fixedPoints, fixedPixels, Int32(clamping: fixedSightings.count),
+                                                                 objectViews, objectPoints, objectPixels, Int32(clamping: sightings.count),
+                                                                 &params, &result),
+                                      "object and view adjustment")
+            }
+        }
+        viewNumbers.withUnsafeBufferPointer { buffer in
+            for v in views.indices { views[v] = Transform(rowMajor3x4: buffer, at: 12 * v) }
+        }
+        return Estimate(middleFromObject: Transform(rowMajor3x4: pose), rmsError: result.final_rms,
+                        behindCount: Int(result.behind))
+    }
+
+    /// Steps tried at least by the joint refinement: its views start far from each other's
+    /// optimum.
+    static let jointIterations = 30
 }
