@@ -32,8 +32,7 @@ public:
         ak_view_pose_result out{};
         out.initial_rms = rms(views, pose, nullptr);
         const int n = 6 * (static_cast<int>(views.size()) + 1), o = n - 6;  // the object's block last
-        double current = cost(views, pose);
-        double lambda = 1e-4;
+        MarquardtSchedule schedule(cost(views, pose));
         for (int it = 0; it < max_iterations; ++it) {
             ++out.iterations;
             Eigen::MatrixXd H = Eigen::MatrixXd::Zero(n, n);
@@ -66,23 +65,13 @@ public:
                 g.segment<6>(c).noalias() += w * Jc.transpose() * r;
                 g.segment<6>(o).noalias() += w * Jo.transpose() * r;
             }
-            const Eigen::VectorXd step = damped(H, lambda).ldlt().solve(-g);
+            const Eigen::VectorXd step = damped(H, schedule.lambda()).ldlt().solve(-g);
             if (!step.allFinite()) break;
             std::vector<Pose> next_views = views;
             for (size_t k = 0; k < views.size(); ++k) next_views[k] = moved(views[k], step.segment<6>(6 * static_cast<int>(k)));
             const Pose next = moved(pose, step.segment<6>(o));
-            const double c = cost(next_views, next);
-            if (c < current) {
-                const bool converged = current - c < kCostTolerance * current;
-                views = next_views;
-                pose = next;
-                current = c;
-                lambda = std::max(lambda / 10, 1e-12);
-                if (converged) break;
-            } else {
-                lambda *= 10;
-                if (lambda > 1e8) break;
-            }
+            if (schedule.takes(cost(next_views, next))) views = next_views, pose = next;
+            if (schedule.done()) break;
         }
         out.final_rms = rms(views, pose, &out.behind);
         return out;

@@ -122,6 +122,31 @@ M damped(const M &m, double lambda) {
     return out;
 }
 
+// Levenberg-Marquardt's step control: a step that lowers the cost is taken and the damping
+// eased; one that does not is refused and the damping raised. The solve is done once a taken step
+// lowered the cost by less than kCostTolerance of it, or the damping ran out.
+class MarquardtSchedule {
+public:
+    explicit MarquardtSchedule(double cost) : current_(cost) {}
+    double lambda() const { return lambda_; }
+    // Whether a step to a position of cost `cost` is taken.
+    bool takes(double cost) {
+        if (cost < current_) {
+            converged_ = current_ - cost < kCostTolerance * current_;
+            current_ = cost;
+            lambda_ = std::max(lambda_ / 10, 1e-12);
+            return true;
+        }
+        lambda_ *= 10;
+        return false;
+    }
+    bool done() const { return converged_ || lambda_ > 1e8; }
+
+private:
+    double current_, lambda_ = 1e-4;
+    bool converged_ = false;
+};
+
 // d pixel / d camera point of a pinhole projection at camera point Xc (in front: Xc.z() > 0).
 inline Mat23 projection_jacobian(const ak_pinhole &K, const Vec3 &Xc) {
     const double iz = 1 / Xc.z();

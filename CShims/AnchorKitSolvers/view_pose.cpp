@@ -24,8 +24,7 @@ public:
     ak_view_pose_result run(Pose &pose, int max_iterations) const {
         ak_view_pose_result out{};
         out.initial_rms = rms(pose, nullptr);
-        double current = cost(pose);
-        double lambda = 1e-4;
+        MarquardtSchedule schedule(cost(pose));
         for (int it = 0; it < max_iterations; ++it) {
             ++out.iterations;
             Mat6 H = Mat6::Zero();
@@ -42,23 +41,14 @@ public:
                 H.noalias() += w * J.transpose() * J;
                 g.noalias() += w * J.transpose() * r;
             }
-            const Vec6 step = damped(H, lambda).ldlt().solve(-g);
+            const Vec6 step = damped(H, schedule.lambda()).ldlt().solve(-g);
             if (!step.allFinite()) break;
             Pose next;
             const Mat3 dR = exp_so3(step.head<3>());
             next.R = dR * pose.R;
             next.t = dR * pose.t + step.tail<3>();
-            const double c = cost(next);
-            if (c < current) {
-                const bool converged = current - c < kCostTolerance * current;
-                pose = next;
-                current = c;
-                lambda = std::max(lambda / 10, 1e-12);
-                if (converged) break;
-            } else {
-                lambda *= 10;
-                if (lambda > 1e8) break;
-            }
+            if (schedule.takes(cost(next))) pose = next;
+            if (schedule.done()) break;
         }
         out.final_rms = rms(pose, &out.behind);
         return out;

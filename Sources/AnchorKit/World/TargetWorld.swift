@@ -1,7 +1,9 @@
 /// A world founded on the first target of known size seen before odometry has a map (issue 29):
 /// the camera comes from the placed targets in view (``TargetLocator``), metric and `normal` from
-/// that frame, with no parallax and no scene texture needed; odometry joins once it is metric;
-/// the motion carries the camera over a few frames where neither locates it.
+/// that frame, with no parallax and no scene texture needed; a target placed in it is adjusted
+/// with the cameras that saw it (``TargetPlacement``); odometry joins once it is metric; the
+/// motion carries the camera over a few frames where neither locates it. Every camera states its
+/// position accuracy (``PositionAccuracy``).
 ///
 /// Frames (ARKit conventions): the session's world is the founding frame's camera, upright by its
 /// gravity; `alignment` is `sessionWorld_from_odometryWorld`, found where odometry joins.
