@@ -12,29 +12,50 @@ struct TargetLocator {
 
     init(camera: CameraIntrinsics) { self.camera = camera }
 
+    /// A placed target in view: its corners in the world and in the image, and the
+    /// `world_from_camera` it proposes.
+    private struct PlacedTarget {
+        let observation: TargetObservation
+        let corners: [SIMD3<Double>]
+        let pixels: [SIMD2<Double>]
+        let proposal: Transform
+    }
+
+    /// The placed targets among `observations` (`placed` gives a target's fused `world_from_anchor`).
+    private static func placedTargets(_ observations: [TargetObservation], placed: (String) -> Transform?) -> [PlacedTarget] {
+        observations.compactMap { o in
+            guard let corners = o.corners, let worldFromAnchor = placed(o.identifier) else { return nil }
+            return PlacedTarget(observation: o,
+                                corners: TargetConvention.corners(width: o.extent.x, height: o.extent.y).map { worldFromAnchor.apply(to: $0) },
+                                pixels: corners, proposal: worldFromAnchor * o.cameraFromAnchor.inverse)
+        }
+    }
+
+    /// The squared reprojection errors of `targets`' corners under `worldFromCamera`, summed, and
+    /// their count; nil when a corner is behind the camera.
+    private func squaredErrors(_ worldFromCamera: Transform, _ targets: [PlacedTarget]) -> (sum: Double, count: Int)? {
+        let cameraFromWorld = worldFromCamera.inverse
+        var sum = 0.0, count = 0
+        for target in targets {
+            for (x, pixel) in zip(target.corners, target.pixels) {
+                guard let p = camera.project(cameraFromWorld.apply(to: x)) else { return nil }
+                let d = p - pixel
+                sum += dot(d, d)
+                count += 1
+            }
+        }
+        return (sum, count)
+    }
+
     /// `world_from_camera` from the placed targets among `observations` (`placed` gives a target's
     /// fused `world_from_anchor`, nil while it is not placed), or nil when none is in view.
     /// `previous`, the last frame's pose, catches a flip: a camera turns little between frames.
     func locate(_ observations: [TargetObservation], placed: (String) -> Transform?, previous: Transform?) throws -> Transform? {
-        // Per placed target in view: its corners in the world, their pixels, its proposal, its size.
-        var targets: [(corners: [SIMD3<Double>], pixels: [SIMD2<Double>], proposal: Transform, size: Double)] = []
-        for o in observations {
-            guard let corners = o.corners, let worldFromAnchor = placed(o.identifier) else { continue }
-            targets.append((TargetConvention.corners(width: o.extent.x, height: o.extent.y).map { worldFromAnchor.apply(to: $0) },
-                            corners, worldFromAnchor * o.cameraFromAnchor.inverse, Self.squareOnSize(o)))
-        }
+        let targets = Self.placedTargets(observations, placed: placed)
         guard !targets.isEmpty else { return nil }
+        let sizes = targets.map { Self.squareOnSize($0.observation) }
         func rmsError(_ worldFromCamera: Transform, _ chosen: [Int]) -> Double {
-            let cameraFromWorld = worldFromCamera.inverse
-            var sum = 0.0, count = 0
-            for i in chosen {
-                for (x, pixel) in zip(targets[i].corners, targets[i].pixels) {
-                    guard let p = camera.project(cameraFromWorld.apply(to: x)) else { return .infinity }
-                    let d = p - pixel
-                    sum += dot(d, d)
-                    count += 1
-                }
-            }
+            guard let (sum, count) = squaredErrors(worldFromCamera, chosen.map { targets[$0] }) else { return .infinity }
             return (sum / Double(max(1, count))).squareRoot()
         }
         // OpenCV's camera axes for the solver: opencvCamera_from_world = F · inverse(world_from_arkitCamera).
@@ -53,8 +74,8 @@ struct TargetLocator {
         // filtered by its tracker.
         let agreeing = targets.indices.map { p in targets.indices.filter { rmsError(targets[p].proposal, [$0]) <= Self.agreementPixels } }
         let chosen = targets.indices.max { a, b in
-            (agreeing[a].count, agreeing[a].map { targets[$0].size }.reduce(0, +))
-                < (agreeing[b].count, agreeing[b].map { targets[$0].size }.reduce(0, +))
+            (agreeing[a].count, agreeing[a].map { sizes[$0] }.reduce(0, +))
+                < (agreeing[b].count, agreeing[b].map { sizes[$0] }.reduce(0, +))
         }!
         var pose = targets[chosen].proposal
         if agreeing[chosen].count > 1, let joint = try refined(from: pose, on: agreeing[chosen]),
@@ -80,21 +101,14 @@ struct TargetLocator {
     /// through the projection, and the placement uncertainty of the best placed of them (0 for
     /// the target that founded the world), added in quadrature. Nil when none agrees.
     func positionSigma(of worldFromCamera: Transform, observations: [TargetObservation], fusion: AnchorFusion) -> Double? {
-        let cameraFromWorld = worldFromCamera.inverse
         var points: [SIMD3<Double>] = [], squares = 0.0, stated = 0.0, placement = Double.infinity, used = 0
-        for o in observations {
-            guard let corners = o.corners, let worldFromAnchor = fusion.placed(o.identifier),
-                  let sigma = fusion.placementSigma(of: o.identifier) else { continue }
-            let world = TargetConvention.corners(width: o.extent.x, height: o.extent.y).map { worldFromAnchor.apply(to: $0) }
-            var sum = 0.0
-            for (x, pixel) in zip(world, corners) {
-                guard let p = camera.project(cameraFromWorld.apply(to: x)) else { return nil }
-                sum += dot(p - pixel, p - pixel)
-            }
-            guard (sum / 4).squareRoot() <= Self.agreementPixels else { continue }
-            points += world
+        for target in Self.placedTargets(observations, placed: fusion.placed) {
+            guard let sigma = fusion.placementSigma(of: target.observation.identifier) else { continue }
+            guard let (sum, count) = squaredErrors(worldFromCamera, [target]) else { return nil }
+            guard (sum / Double(count)).squareRoot() <= Self.agreementPixels else { continue }
+            points += target.corners
             squares += sum
-            stated += o.cornerSigma ?? Self.defaultCornerSigma
+            stated += target.observation.cornerSigma ?? Self.defaultCornerSigma
             placement = min(placement, sigma)
             used += 1
         }
