@@ -38,6 +38,10 @@ let package = Package(
             name: "CAprilTag", path: "CShims/CAprilTag", pkgConfig: "apriltag", providers: [.apt(["libapriltag-dev"])]),
         // zxing-cpp: QR, Micro QR, Data Matrix and Aztec reading and QR writing.
         .systemLibrary(name: "CZXing", path: "CShims/CZXing", pkgConfig: "zxing", providers: [.apt(["libzxing-dev"])]),
+        // GeographicLib: WGS84 geodesics and local tangent (east-north-up) frames.
+        .systemLibrary(
+            name: "CGeographicLib", path: "CShims/CGeographicLib", pkgConfig: "geographiclib",
+            providers: [.apt(["libgeographiclib-dev"])]),
         // The thin C API over OpenCV: C++ inside, a plain C header at the boundary.
         .target(
             name: "AnchorKitCV", dependencies: ["COpenCV", "CEigen", "CJPEG", "CZlib", "CAprilTag", "CZXing"], path: "CShims/AnchorKitCV",
@@ -48,7 +52,9 @@ let package = Package(
         .target(name: "AnchorKitSolvers", dependencies: ["AnchorKitCV", "COpenCV", "CEigen"], path: "CShims/AnchorKitSolvers"),
         // The rasteriser and 2-D drawing (anchorkit_render.h): only rendering and synthesis use them.
         .target(name: "AnchorKitRender", dependencies: ["AnchorKitCV", "COpenCV", "CEigen"], path: "CShims/AnchorKitRender"),
-        .target(name: "AnchorKit", dependencies: ["AnchorKitCV", "AnchorKitSolvers"], path: "Sources/AnchorKit"),
+        // Geodesy over GeographicLib (anchorkit_geodesy.h), apart from OpenCV: its own status codes.
+        .target(name: "AnchorKitGeodesy", dependencies: ["CGeographicLib"], path: "CShims/AnchorKitGeodesy"),
+        .target(name: "AnchorKit", dependencies: ["AnchorKitCV", "AnchorKitSolvers", "AnchorKitGeodesy"], path: "Sources/AnchorKit"),
         .target(name: "AnchorKitMedia", dependencies: ["AnchorKit", "AnchorKitCV"], path: "Sources/AnchorKitMedia"),
         .target(name: "AnchorKitRendering", dependencies: ["AnchorKit", "AnchorKitCV", "AnchorKitRender"], path: "Sources/AnchorKitRendering"),
         .target(
