@@ -146,6 +146,63 @@ struct LocationLogFileTests {
         #expect(points == [LocationFix(time: 0, coordinate: GeoCoordinate(latitude: 1, longitude: 2), course: 90, speed: 1.5)])
     }
 
+    /// What GPX writers write besides points: the declaration, comments (one hiding a point),
+    /// extensions with nested elements of the same names as a point's, CDATA, entities, attributes
+    /// in single quotes and either order, and tags across lines.
+    @Test func gpxScannerSkipsWhatItDoesNotRead() throws {
+        let folder = TemporaryFolder("location")
+        let path = try folder.write("track.gpx", """
+            <?xml version='1.0' encoding='UTF-8' standalone="no" ?>
+            <!-- Written by a watch; <trkpt lat="1" lon="1"> here is no point -->
+            <gpx version="1.1" creator="Caf&#xE9; &amp; Co" xmlns:gpxtpx="http://www.garmin.com/xmlschemas/TrackPointExtension/v1">
+              <metadata><name><![CDATA[Run <5 km>]]></name><link href="https://example.com/?a=1&amp;b=2"/></metadata>
+              <trk><name>R&amp;R</name><trkseg>
+                <trkpt lon='18.5' lat = '45.25'
+                       ><ele>100</ele><time>2024-05-01T12:00:00Z</time><!-- <ele>999</ele> -->
+                  <extensions><gpxtpx:TrackPointExtension><gpxtpx:hr>140</gpxtpx:hr>
+                    <gpxtpx:speed>9</gpxtpx:speed><ele>999</ele></gpxtpx:TrackPointExtension></extensions>
+                  <geoidheight>40</geoidheight><hdop>&#49;.2</hdop><sym/></trkpt>
+                <trkpt lat="45.5"
+                       lon="18.75"><time>2024-05-01T12:00:01Z</time><speed>
+                       2.5 </speed></trkpt>
+              </trkseg></trk>
+            </gpx>
+
+            """)
+        let contents = try LocationLogFile.read(contentsOf: path)
+        let fixes = contents.log.fixes
+        try #require(fixes.count == 2)
+        #expect(fixes[0].coordinate == GeoCoordinate(latitude: 45.25, longitude: 18.5, altitude: 140))
+        #expect(abs(fixes[0].horizontalAccuracy - 6) < 1e-12 && fixes[0].speed == -1)
+        #expect(fixes[1].coordinate == GeoCoordinate(latitude: 45.5, longitude: 18.75) && fixes[1].speed == 2.5)
+        #expect(!contents.warnings.contains { $0.contains("geoidheight") })
+    }
+
+    /// Malformed GPX: the line of the element never closed, or of the tag the file ends in, and
+    /// lines counted through comments.
+    @Test func gpxMalformedXMLLines() throws {
+        let folder = TemporaryFolder("location")
+        let point = #"<trkpt lat="45" lon="18"><time>2024-05-01T12:00:00Z</time></trkpt>"#
+        let cases: [(name: String, text: String, mentions: [String])] = [
+            ("truncated.gpx", "<gpx>\n<trk>\n<trkseg>\n\(point)\n", ["line 3: malformed XML: <trkseg> is never closed"]),
+            ("mismatched.gpx", "<gpx><trk>\n<trkseg>\(point)\n</trk></gpx>",
+             ["line 3: malformed XML: </trk> where </trkseg> (opened on line 2) was expected"]),
+            ("intag.gpx", "<gpx><trk><trkseg>\n<trkpt lat=\"45\"\n lon=\"18", ["line 2: malformed XML: end of file inside <trkpt"]),
+            ("noquote.gpx", "<gpx><trk><trkseg>\n<trkpt lat=\"45\" lon=18>", ["line 2: malformed XML: unexpected \"1\" in <trkpt"]),
+            ("comment.gpx", "<gpx>\n<!-- a note\n\(point)</gpx>", ["line 2: malformed XML: end of file inside a comment"]),
+            ("twice.gpx", "<gpx><trk><trkseg>\n<trkpt lat=\"45\" lat='46' lon=\"18\"/>", ["line 2: malformed XML: attribute lat given twice"]),
+            ("roots.gpx", "<gpx>\(point)</gpx>\n<gpx/>", ["line 2: malformed XML: a second root element <gpx>"]),
+            ("nolat.gpx", "<gpx><!--\n\n--><trk><trkseg><trkpt lon=\"18\"><time>2024-05-01T12:00:00Z</time></trkpt></trkseg></trk></gpx>",
+             ["line 3: trkpt: no lat attribute"]),
+            ("number.gpx", "<gpx><trk><trkseg><![CDATA[\n]]>\n\(point.replacingOccurrences(of: "<time>", with: "<hdop>1,5</hdop><time>"))</trkseg></trk></gpx>",
+             ["line 3: trkpt: hdop \"1,5\" is not a finite number"]),
+        ]
+        for c in cases {
+            let path = try folder.write(c.name, c.text)
+            expectOneLineError(containing: [path + ": "] + c.mentions) { _ = try LocationLogFile.read(contentsOf: path) }
+        }
+    }
+
     /// JSON Lines: a fix, a heading, or both on a line; what a line leaves out is unknown (-1),
     /// or 0 for the altitude; times are the video's, plus the offset.
     @Test func jsonLinesFixesAndHeadings() throws {

@@ -1,7 +1,4 @@
 import Foundation
-#if canImport(FoundationXML)
-import FoundationXML
-#endif
 import AnchorKit
 
 /// The fixes of a GPX file (1.0 or 1.1) for ``LocationLogFile``: its track points (`trkpt`), or,
@@ -20,18 +17,11 @@ enum GPXTrack {
     static let metresPerDOP = 5.0
 
     static func read(_ data: Data, path: String) throws -> LocationLogFile.Records {
-        let reader = Reader()
-        let parser = XMLParser(data: data)
-        parser.delegate = reader
-        // Foundation on Linux parses in libxml2's recovery mode: parse() may succeed past errors,
-        // which only the delegate hears of.
-        let succeeded = parser.parse()
-        if let failure = reader.failure ?? (succeeded ? nil : (parser.lineNumber, (parser.parserError as NSError?)?.code ?? 0)) {
-            throw InputError(path, "line \(failure.line): malformed XML (libxml2 error \(failure.code))")
-        }
-        guard reader.root == "gpx" else { throw InputError(path, "not a GPX file: the root element is <\(reader.root ?? "")>") }
-        let trackPoints = reader.points.filter { $0.element == "trkpt" }
-        let points = trackPoints.isEmpty ? reader.points.filter { $0.children["time"] != nil } : trackPoints
+        let scanned: (root: String, points: [Point])
+        do { scanned = try scan(data) } catch { throw InputError(path, "line \(error.line): malformed XML: \(error.problem)") }
+        guard scanned.root == "gpx" else { throw InputError(path, "not a GPX file: the root element is <\(scanned.root)>") }
+        let trackPoints = scanned.points.filter { $0.element == "trkpt" }
+        let points = trackPoints.isEmpty ? scanned.points.filter { $0.children["time"] != nil } : trackPoints
         var records = LocationLogFile.Records()
         records.whyNoFix = "no trkpt, and no rtept or wpt with a time"
         var heightsAboveSeaLevel = 0
@@ -79,59 +69,198 @@ enum GPXTrack {
         var children: [String: String] = [:]
     }
 
-    /// Collects the points' attributes and children; the checks come after the parse, where
-    /// they can throw.
-    private final class Reader: NSObject, XMLParserDelegate {
-        static let pointElements: Set<String> = ["trkpt", "rtept", "wpt"]
-        static let childElements: Set<String> = ["time", "ele", "geoidheight", "hdop", "vdop", "course", "speed"]
+    private static let pointElements: Set<String> = ["trkpt", "rtept", "wpt"]
+    private static let childElements: Set<String> = ["time", "ele", "geoidheight", "hdop", "vdop", "course", "speed"]
 
+    private struct Malformed: Error {
+        let line: Int
+        let problem: String
+    }
+
+    /// The root element's name and the points, read by a scanner of the XML that GPX writers
+    /// write rather than by Foundation's XMLParser, whose library (with libxml2) every program
+    /// linking AnchorKitMedia would load at start-up. It reads elements, attributes (in either
+    /// quotes), comments, CDATA, the XML declaration and other processing instructions, and a
+    /// DOCTYPE without an internal subset; it checks what decides which points there are: tags
+    /// closed in order, one root element, quoted attributes given once. The text of elements that
+    /// are not read is not looked into, so an entity there that XML does not define is no error.
+    /// Names lose their namespace prefix: `gpx:trkpt` is a `trkpt`.
+    private static func scan(_ data: Data) throws(Malformed) -> (root: String, points: [Point]) {
+        var s = Cursor(data)
+        var open: [(name: String, line: Int)] = []
         var root: String?
         var points: [Point] = []
-        /// The first XML error: where, and libxml2's code for it.
-        var failure: (line: Int, code: Int)?
-        private var current: Point?
-        private var depth = 0
-        private var pointDepth = 0
-        private var child: String?
-        private var text = ""
+        var point: Point?
+        var pointDepth = 0
+        var child: String?
+        var text = ""
 
-        func parser(_ parser: XMLParser, didStartElement elementName: String, namespaceURI: String?, qualifiedName: String?,
-                    attributes: [String: String] = [:]) {
-            depth += 1
-            let name = Self.localName(elementName)
-            if depth == 1 { root = name }
-            if current == nil, Self.pointElements.contains(name) {
-                current = Point(line: parser.lineNumber, element: name, latitude: attributes["lat"], longitude: attributes["lon"])
-                pointDepth = depth
-            } else if current != nil, depth == pointDepth + 1, Self.childElements.contains(name) {
-                child = name
-                text = ""
-            }
-        }
-
-        func parser(_ parser: XMLParser, foundCharacters string: String) {
-            if child != nil { text += string }
-        }
-
-        func parser(_ parser: XMLParser, didEndElement elementName: String, namespaceURI: String?, qualifiedName: String?) {
-            if let name = child, depth == pointDepth + 1 {
-                current?.children[name] = text.trimmingCharacters(in: .whitespacesAndNewlines)
+        func close() {
+            if let name = child, open.count == pointDepth + 1 {
+                point?.children[name] = text.trimmingCharacters(in: .whitespacesAndNewlines)
                 child = nil
-            } else if depth == pointDepth, let point = current {
-                points.append(point)
-                current = nil
+            } else if open.count == pointDepth, let p = point {
+                points.append(p)
+                point = nil
             }
-            depth -= 1
+            open.removeLast()
+        }
+        // At the end of the file, the line where the tag starts is the one to look at.
+        func unexpected(in tag: String, from line: Int) -> Malformed {
+            guard let b = s.peek else { return Malformed(line: line, problem: "end of file inside \(tag)") }
+            return Malformed(line: s.line, problem: "unexpected \(Character(Unicode.Scalar(b)).debugDescription) in \(tag)")
         }
 
-        func parser(_ parser: XMLParser, parseErrorOccurred parseError: Error) {
-            if failure == nil { failure = (parser.lineNumber, (parseError as NSError).code) }
-            parser.abortParsing()
+        while !s.atEnd {
+            let line = s.line
+            guard s.skip("<") else {
+                let run = s.take { $0 == UInt8(ascii: "<") }
+                if child != nil {
+                    text += decoded(run)
+                } else if open.isEmpty, run.contains(where: { !Cursor.isSpace($0) }) {
+                    throw Malformed(line: line, problem: "text outside the root element")
+                }
+                continue
+            }
+            if s.skip("!--") {
+                guard s.take(past: "-->") != nil else { throw Malformed(line: line, problem: "end of file inside a comment") }
+            } else if s.skip("![CDATA[") {
+                guard let cdata = s.take(past: "]]>") else { throw Malformed(line: line, problem: "end of file inside CDATA") }
+                if child != nil { text += String(decoding: cdata, as: UTF8.self) }
+            } else if s.skip("?") {
+                guard s.take(past: "?>") != nil else { throw Malformed(line: line, problem: "end of file inside <?") }
+            } else if s.skip("!") {
+                guard s.take(past: ">") != nil else { throw Malformed(line: line, problem: "end of file inside <!") }
+            } else if s.skip("/") {
+                let name = s.name()
+                guard let top = open.last else { throw Malformed(line: line, problem: "</\(name)> closes no element") }
+                guard top.name == name else {
+                    throw Malformed(line: line, problem: "</\(name)> where </\(top.name)> (opened on line \(top.line)) was expected")
+                }
+                s.skipSpace()
+                guard s.skip(">") else { throw unexpected(in: "</\(name)", from: line) }
+                close()
+            } else {
+                let name = s.name()
+                guard !name.isEmpty else { throw unexpected(in: "a tag", from: line) }
+                guard root == nil || !open.isEmpty else { throw Malformed(line: line, problem: "a second root element <\(name)>") }
+                var attributes: [String: String] = [:]
+                var empty = false
+                while true {
+                    s.skipSpace()
+                    if s.skip(">") { break }
+                    if s.skip("/>") {
+                        empty = true
+                        break
+                    }
+                    let attribute = s.name()
+                    s.skipSpace()
+                    guard !attribute.isEmpty, s.skip("=") else { throw unexpected(in: "<\(name)", from: line) }
+                    s.skipSpace()
+                    guard let quote = s.peek, quote == UInt8(ascii: "\"") || quote == UInt8(ascii: "'") else {
+                        throw unexpected(in: "<\(name)", from: line)
+                    }
+                    _ = s.skip(quote)
+                    // A < ends the value too: a missing quote is reported near where it is missing.
+                    let value = s.take { $0 == quote || $0 == UInt8(ascii: "<") }
+                    guard s.skip(quote) else { throw unexpected(in: "<\(name)", from: line) }
+                    guard attributes.updateValue(decoded(value), forKey: attribute) == nil else {
+                        throw Malformed(line: line, problem: "attribute \(attribute) given twice in <\(name)>")
+                    }
+                }
+                open.append((name, line))
+                let local = name.lastIndex(of: ":").map { String(name[name.index(after: $0)...]) } ?? name
+                if open.count == 1 { root = local }
+                if point == nil, pointElements.contains(local) {
+                    point = Point(line: line, element: local, latitude: attributes["lat"], longitude: attributes["lon"])
+                    pointDepth = open.count
+                } else if point != nil, open.count == pointDepth + 1, childElements.contains(local) {
+                    child = local
+                    text = ""
+                }
+                if empty { close() }
+            }
+        }
+        if let top = open.last { throw Malformed(line: top.line, problem: "<\(top.name)> is never closed") }
+        guard let root else { throw Malformed(line: s.line, problem: "no root element") }
+        return (root, points)
+    }
+
+    private static let entities = ["amp": "&", "lt": "<", "gt": ">", "quot": "\"", "apos": "'"]
+
+    /// Text with XML's five entities and character references replaced. Anything else after an &
+    /// is kept as written: in a number, it makes the number unreadable, which is reported as such.
+    private static func decoded(_ bytes: ArraySlice<UInt8>) -> String {
+        var rest = String(decoding: bytes, as: UTF8.self)[...]
+        var text = ""
+        while let amp = rest.firstIndex(of: "&"), let semicolon = rest[amp...].firstIndex(of: ";") {
+            let name = rest[rest.index(after: amp)..<semicolon]
+            let code = name.hasPrefix("#x") ? UInt32(name.dropFirst(2), radix: 16) : name.hasPrefix("#") ? UInt32(name.dropFirst()) : nil
+            text += rest[..<amp]
+            text += entities[String(name)] ?? code.flatMap(Unicode.Scalar.init).map { String(Character($0)) } ?? String(rest[amp...semicolon])
+            rest = rest[rest.index(after: semicolon)...]
+        }
+        return text + rest
+    }
+
+    /// A position in a file's bytes, and its line.
+    private struct Cursor {
+        private let bytes: [UInt8]
+        private var i = 0
+        private(set) var line = 1
+
+        init(_ data: Data) {
+            bytes = Array(data)
+            // A byte order mark, as Windows tools write, is not text.
+            if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { i = 3 }
         }
 
-        /// `gpx:trkpt` → `trkpt`: GPX written with a namespace prefix.
-        private static func localName(_ name: String) -> String {
-            name.lastIndex(of: ":").map { String(name[name.index(after: $0)...]) } ?? name
+        var atEnd: Bool { i == bytes.count }
+        var peek: UInt8? { i < bytes.count ? bytes[i] : nil }
+
+        static func isSpace(_ b: UInt8) -> Bool { b == 0x20 || b == 0x09 || b == 0x0A || b == 0x0D }
+
+        /// The bytes up to the first for which `stop` holds, or to the end.
+        mutating func take(until stop: (UInt8) -> Bool) -> ArraySlice<UInt8> {
+            let start = i
+            while i < bytes.count, !stop(bytes[i]) {
+                if bytes[i] == 0x0A { line += 1 }
+                i += 1
+            }
+            return bytes[start..<i]
         }
+
+        /// The bytes up to the next `end`, moving past it; nil if the file ends first.
+        mutating func take(past end: String) -> ArraySlice<UInt8>? {
+            let start = i
+            while true {
+                _ = take { $0 == end.utf8.first }
+                guard !atEnd else { return nil }
+                let found = i
+                if skip(end) { return bytes[start..<found] }
+                i += 1 // end's first byte (not a newline) alone
+            }
+        }
+
+        /// Moves past `text` (without a newline) if it comes next.
+        mutating func skip(_ text: String) -> Bool {
+            guard bytes[i...].starts(with: text.utf8) else { return false }
+            i += text.utf8.count
+            return true
+        }
+
+        /// Moves past `byte` (not a newline) if it comes next.
+        mutating func skip(_ byte: UInt8) -> Bool {
+            guard peek == byte else { return false }
+            i += 1
+            return true
+        }
+
+        /// An element or attribute name: the bytes up to a space or markup.
+        mutating func name() -> String {
+            String(decoding: take { Self.isSpace($0) || "<>/='\"?!".utf8.contains($0) }, as: UTF8.self)
+        }
+
+        mutating func skipSpace() { _ = take { !Self.isSpace($0) } }
     }
 }
