@@ -29,7 +29,7 @@ public enum OverlayAccuracy {
         let scorer = Scorer(camera: camera)
         let margin = Double(OverlayEdgeMeasurement.searchRadius + 2)
         var samples: [Sample] = []
-        for gt in truth.anchors where gt.kind != .plane && gt.isTracked {
+        for gt in truth.anchors where gt.kind != .plane && gt.kind != .geo && gt.isTracked {
             guard let reported = update.anchor(gt.identifier), reported.isTracked, let reportedCorners = reported.corners,
                   let trueCorners = scorer.corners(of: gt, in: truth),
                   trueCorners.allSatisfy({ $0.x >= margin && $0.y >= margin && $0.x <= Double(camera.width) - 1 - margin

@@ -32,8 +32,8 @@ public struct Scorer {
         for gtFrame in truth {
             let out = reportedByFrame[gtFrame.frame]
             var current: [String: (truth: [SIMD2<Double>], reported: [SIMD2<Double>])] = [:]
-            let targets = gtFrame.anchors.filter { $0.kind != .plane }
-            let reports = (out?.anchors ?? []).filter { $0.isTracked && $0.kind != .plane }
+            let targets = gtFrame.anchors.filter { $0.kind != .plane && $0.kind != .geo }
+            let reports = (out?.anchors ?? []).filter { $0.isTracked && $0.kind != .plane && $0.kind != .geo }
             let pairs = out.map { out in
                 AnchorMatching.pairs(reported: reports, truth: targets) { r, gt in
                     Scorer.cornerError(corners(of: r, in: out), corners(of: gt, in: gtFrame))
@@ -102,7 +102,8 @@ public struct Scorer {
             translationErrorPercent: Summary(relativeTranslationErrors), jitterRMS: jitterRMS,
             world: TrajectoryScorer().score(reported: reported, truth: truth),
             planes: PlaneScorer(camera: camera).score(reported: reported, truth: truth),
-            light: LightScorer().score(reported: reported, truth: truth), observations: observations)
+            light: LightScorer().score(reported: reported, truth: truth), geo: GeoScorer(camera: camera).score(reported: reported, truth: truth),
+            observations: observations)
     }
 
     /// Corner error: sqrt(mean over the 4 corners of the squared pixel distance); infinite
@@ -159,6 +160,8 @@ public struct Score: Codable, Sendable {
     /// Light-estimate metrics, when the ground truth has the light (rendered sequences) and the
     /// stream estimates it.
     public var light: LightScore?
+    /// Geo-anchor metrics, when the ground truth has geo anchors.
+    public var geo: GeoScore?
     /// Every expected observation's errors, in frame order (`anchorkit score --per-frame`); nil
     /// when not kept.
     public var observations: [ObservationError]?
@@ -190,6 +193,7 @@ public struct Score: Codable, Sendable {
         for (name, value) in world?.rows ?? [] { row(name, value) }
         for (name, value) in planes?.rows ?? [] { row(name, value) }
         for (name, value) in light?.rows ?? [] { row(name, value) }
+        for (name, value) in geo?.rows ?? [] { row(name, value) }
         let width = rows.map(\.0.count).max()! + 2
         return rows.map { $0.0.padding(toLength: width, withPad: " ", startingAt: 0) + $0.1 }.joined(separator: "\n")
     }

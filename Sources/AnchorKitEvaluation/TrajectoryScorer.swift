@@ -107,8 +107,8 @@ public struct TrajectoryScorer {
             guard let gtLine = truthByFrame[line.frame] else { continue }
             // Each anchor against its own target: a marker id printed several times is matched
             // instance to instance (``AnchorMatching``), by where the camera sees them.
-            let anchors = line.anchors.filter { $0.isTracked && $0.kind != .plane && $0.isPlaced != false }
-            let targets = gtLine.anchors.filter { $0.kind != .plane }
+            let anchors = line.anchors.filter { $0.isTracked && $0.kind != .plane && $0.kind != .geo && $0.isPlaced != false }
+            let targets = gtLine.anchors.filter { $0.kind != .plane && $0.kind != .geo }
             let pairs = AnchorMatching.pairs(reported: anchors, truth: targets) { a, gt in
                 length(line.camera.cameraFrom(a.transform).translation - gtLine.camera.cameraFrom(gt.transform).translation)
             }

@@ -67,7 +67,7 @@ public struct SequenceSynthesizer {
         let fm = FileManager.default
         let names = (try? fm.contentsOfDirectory(atPath: folder)) ?? []
         guard !names.isEmpty else { return }
-        let own: Set = ["sequence.json", "sequence-video.json", "frames", "video.mp4", "groundtruth.jsonl", "gravity.jsonl", "imu.jsonl", "targets"]
+        let own: Set = ["sequence.json", "sequence-video.json", "frames", "video.mp4", "groundtruth.jsonl", "gravity.jsonl", "imu.jsonl", "location.jsonl", "targets"]
         let pictures = ["frames", "targets"].flatMap { (try? fm.contentsOfDirectory(atPath: folder + "/" + $0)) ?? [] }
         guard Set(names).isSubset(of: own), pictures.allSatisfy({ $0.hasSuffix(".png") }),
               (try? RecordedSequence(folder: folder))?.description.name == sceneName else {
@@ -86,6 +86,7 @@ public struct SequenceSynthesizer {
         let encoder = JSONEncoder()
         encoder.outputFormatting = .sortedKeys  // byte-identical output on every run
         let planes = scene.allPlanes
+        let places = try scene.georeference.map { try GeoPlaces($0) }
 
         for i in 0..<scene.frameCount {
             let t = Double(i) / scene.framesPerSecond
@@ -112,6 +113,7 @@ public struct SequenceSynthesizer {
             try video?.write(image)
 
             var update = groundTruth(scene, frame: i, time: t, gtWorldFromScene: gtWorldFromScene)
+            update.anchors += places?.anchors(gtWorldFromScene: gtWorldFromScene) ?? []
             update.lightEstimate = scene.light(at: t)
             try truth.write(update)
             let g = update.camera.transform.rotation.transposed * SIMD3(0, -Self.gravity, 0)
@@ -125,13 +127,22 @@ public struct SequenceSynthesizer {
         try gravity.commit()
 
         if let sensor = scene.inertialSensor { try writeInertialLog(scene, sensor: sensor, into: folder) }
+        if let georeference = scene.georeference {
+            let log = try georeference.sensor.recording(along: scene.path, until: Double(scene.frameCount - 1) / scene.framesPerSecond,
+                                                  georeference: georeference, seed: scene.seed &* 0x2545_F491_4F6C_DD1D &+ 29)
+            try LocationLogFile.writeJSONLines(log, to: folder + "/location.jsonl")
+        }
         let images = try writeReferenceImages(scene, into: folder)
-        let description = SequenceDescription(
+        var description = SequenceDescription(
             name: scene.name, fps: scene.framesPerSecond,
             frames: storage == .video ? nil : "frames/%06d.png", video: storage == .video ? "video.mp4" : nil,
             camera: camera, images: images.isEmpty ? nil : images, markers: scene.markers.isEmpty ? nil : scene.markers,
             qrCodes: scene.qrCodes.isEmpty ? nil : scene.qrCodes, gravity: "gravity.jsonl",
             imu: scene.inertialSensor.map { .init(file: "imu.jsonl", frame: "camera", rate: $0.rate) }, groundTruth: "groundtruth.jsonl")
+        if let places {
+            description.location = "location.jsonl"
+            description.geoAnchors = places.anchors.map(SequenceDescription.GeoAnchorDescription.init)
+        }
         let json = JSONEncoder()
         json.outputFormatting = [.prettyPrinted, .sortedKeys]
         try json.encode(description).write(to: URL(fileURLWithPath: folder + "/sequence.json"))
@@ -170,6 +181,28 @@ public struct SequenceSynthesizer {
     }
 
     private struct GravityLine: Encodable { let frame: Int; let gravity: [Double] }
+
+    /// A scene's places given by coordinate, as ground truth lists them: geo anchors at their
+    /// scene points with the geo world's axes (east, up, south).
+    struct GeoPlaces {
+        let anchors: [GeoAnchor]
+        let sceneFromPlaces: [Transform]
+
+        init(_ georeference: SceneGeoreference) throws {
+            anchors = try georeference.places.map { GeoAnchor(name: $0.name, coordinate: try georeference.coordinate(of: $0.point)) }
+            let axes = georeference.geoWorldFromScene.rotation.transposed
+            sceneFromPlaces = georeference.places.map { Transform(rotation: axes, translation: $0.point) }
+        }
+
+        func anchors(gtWorldFromScene: Transform) -> [Anchor] {
+            zip(anchors, sceneFromPlaces).map { place, sceneFromPlace in
+                var anchor = Anchor(identifier: place.identifier, kind: .geo, name: place.name, isTracked: true,
+                                    transform: gtWorldFromScene * sceneFromPlace, extent: .zero)
+                anchor.coordinate = place.coordinate
+                return anchor
+            }
+        }
+    }
 
     /// The ground-truth line of frame `i`: every target with its pose, corners and visibility,
     /// and every surface (``ScenePlane/Surface``) as a plane anchor with its coverage.

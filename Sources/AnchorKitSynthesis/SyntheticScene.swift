@@ -35,6 +35,9 @@ public struct SyntheticScene {
     public var markers: [MarkerSet] = []
     /// An inertial log to write beside the frames (`imu.jsonl`); nil: none.
     public var inertialSensor: InertialSensor?
+    /// Where the scene is on the Earth, its places given by coordinate and the location log to
+    /// write (`location.jsonl`); nil: nowhere.
+    public var georeference: SceneGeoreference?
     /// The QR codes to list in sequence.json (each payload once, with its size).
     public var qrCodes: [SequenceDescription.QRCodeTarget] = []
     /// Reference images that are listed in sequence.json but not in the scene (distractors).

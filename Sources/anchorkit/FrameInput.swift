@@ -19,6 +19,9 @@ struct FrameInput {
     let gravityPath: String?
     /// The sequence's inertial log (resolved), if it names one.
     let inertialPath: String?
+    /// The sequence's location log (resolved) and places given by coordinate.
+    let locationPath: String?
+    let geoAnchors: [GeoAnchor]
     /// The photo of each frame, when the input is photos (a photo, or a folder of photos without
     /// sequence.json).
     let photos: [String]?
@@ -35,6 +38,8 @@ struct FrameInput {
         var sequenceImages: [SequenceDescription.ImageTarget] = []
         var gravity: String?
         var inertial: String?
+        var location: String?
+        var places: [GeoAnchor] = []
         var folder = FileManager.default.currentDirectoryPath
         let source: FrameSource
         var photos: [String]?
@@ -54,6 +59,8 @@ struct FrameInput {
             folder = sequence.folder
             gravity = sequence.description.gravity.map(sequence.resolve)
             inertial = sequence.description.imu.map { sequence.resolve($0.file) }
+            location = sequence.description.location.map(sequence.resolve)
+            places = (sequence.description.geoAnchors ?? []).map(\.geoAnchor)
         } else if input.contains("%") {
             source = try ImageFolderSource(pattern: input, framesPerSecond: fps ?? 30)
         } else if exists {
@@ -63,6 +70,8 @@ struct FrameInput {
         }
         gravityPath = gravity
         inertialPath = inertial
+        locationPath = location
+        geoAnchors = places
         qrCodes = sequenceCodes
         self.photos = photos
         isOneFrame = source.expectedFrameCount == 1

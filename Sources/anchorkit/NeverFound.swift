@@ -33,7 +33,7 @@ struct NeverFound {
                 }
             case .image: images.remove(anchor.name ?? "")
             case .qr: if let payload = anchor.payload { codes.remove(payload) }
-            case .plane: break
+            case .plane, .geo: break
             }
         }
     }

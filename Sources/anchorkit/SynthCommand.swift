@@ -44,7 +44,7 @@ struct SynthCommand: ParsableCommand {
     func run() throws {
         try reportingErrors {
             if list {
-                (MarkerScenes.names + CodeScenes.names + ImageScenes.names + RoomScenes.names).forEach { print($0) }
+                (MarkerScenes.names + CodeScenes.names + ImageScenes.names + RoomScenes.names + OutdoorScenes.names).forEach { print($0) }
                 return
             }
             guard let scene, let output else { throw ValidationError("give a scene name and -o FOLDER (or --list)") }
@@ -64,6 +64,8 @@ struct SynthCommand: ParsableCommand {
                 description = try CodeScenes.scene(named: scene, frameCount: frames)
             } else if RoomScenes.names.contains(scene) {
                 description = try RoomScenes.scene(named: scene, frameCount: frames)
+            } else if OutdoorScenes.names.contains(scene) {
+                description = try OutdoorScenes.scene(named: scene, frameCount: frames)
             } else {
                 description = try ImageScenes.scene(named: scene, frameCount: frames, width: width, height: height)
             }

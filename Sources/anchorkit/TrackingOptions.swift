@@ -84,9 +84,25 @@ struct TrackingOptions: ParsableArguments {
     @Flag(help: "Rooms as boxes (a Manhattan world): walls found from their foot are turned parallel or perpendicular to the first upright plane when within 10° of it.")
     var manhattan = false
 
+    @Option(help: "A location log beside the video: JSON Lines (FORMATS.md's location.jsonl), GPX or NMEA 0183 (RMC, GGA, GST, HDT), told apart by their content (default: the sequence's). Turns on geo tracking, and with it --world.")
+    var location: String?
+
+    @Option(help: "Seconds added to the location log's times (default 0). GPX and NMEA times count from the log's first record, so this is the video time of that record; JSON Lines times are already video times.")
+    var locationOffset = 0.0
+
+    @Option(name: .customLong("geo-anchor"), parsing: .singleValue,
+            help: "A place given by coordinate, NAME=LAT,LON[,ALT] (degrees WGS84, metres above the ellipsoid; e.g. fountain=45.5553,18.6953,130); repeatable, added to the sequence's geoAnchors.")
+    var geoAnchors: [String] = []
+
+    @Option(help: "A JSON file of places: a list of {\"name\", \"latitude\", \"longitude\", \"altitude\"} as sequence.json's geoAnchors.")
+    var geoAnchorFile: String?
+
+    @Option(help: "Geo tracking: fused (the log fitted to the world tracker's trajectory) or newest-fix (the naive baseline: every frame placed from the newest fix and compass reading alone).")
+    var geoMode = "fused"
+
     /// The files these options read (as given; some may not exist), which an output must not replace.
     var inputFiles: [String?] {
-        [camera, references, gravity, imu, poses] + images.map { try? ReferenceImageSet.target(argument: $0).file }
+        [camera, references, gravity, imu, poses, location, geoAnchorFile] + images.map { try? ReferenceImageSet.target(argument: $0).file }
             + markers.map { try? MarkerSet(argument: $0).dictionary }
     }
 
@@ -97,6 +113,20 @@ struct TrackingOptions: ParsableArguments {
         guard !missing.isEmpty else { return }
         let shown = missing.prefix(5).map(String.init).joined(separator: ", ") + (missing.count > 5 ? ", ..." : "")
         FileHandle.standardError.write(Data("anchorkit: warning: \(path): no line for \(missing.count) of \(frames) frames (\(shown))\n".utf8))
+    }
+
+    /// Parses `NAME=LAT,LON[,ALT]`.
+    static func geoAnchor(argument: String) throws -> GeoAnchor {
+        let parts = argument.split(separator: "=", maxSplits: 1).map(String.init)
+        let numbers = parts.count == 2 ? parts[1].split(separator: ",").map { Double($0.trimmingCharacters(in: .whitespaces)) } : []
+        guard parts.count == 2, !parts[0].isEmpty, (2...3).contains(numbers.count), numbers.allSatisfy({ $0 != nil }) else {
+            throw ValidationError("--geo-anchor \"\(argument)\": expected NAME=LAT,LON[,ALT], e.g. fountain=45.5553,18.6953,130")
+        }
+        let coordinate = GeoCoordinate(latitude: numbers[0]!, longitude: numbers[1]!, altitude: numbers.count == 3 ? numbers[2]! : 0)
+        guard coordinate.isValid else {
+            throw ValidationError("--geo-anchor \"\(argument)\": latitude must be within ±90° and longitude within ±180°")
+        }
+        return GeoAnchor(name: parts[0], coordinate: coordinate)
     }
 
     /// Reads the input (first frame decoded) and sets up the session these options describe.
@@ -116,7 +146,15 @@ struct TrackingOptions: ParsableArguments {
         guard freezePlanesAfter == nil || planeDetection != nil else { throw ValidationError("--freeze-planes-after needs --planes") }
         guard wallEdges == "on" || wallEdges == "off" else { throw ValidationError("--wall-edges must be on or off, not \"\(wallEdges)\"") }
         guard !manhattan || planeDetection?.contains(.vertical) == true else { throw ValidationError("--manhattan needs --planes with vertical") }
-        let world = self.world || planeDetection != nil
+        let places = try input.geoAnchors + geoAnchors.map(Self.geoAnchor(argument:)) + (geoAnchorFile.map(SequenceDescription.GeoAnchorDescription.read(contentsOf:)) ?? [])
+        guard Set(places.map(\.name)).count == places.count else { throw ValidationError("geo anchors: each name once") }
+        let locationFile = location ?? input.locationPath
+        guard locationFile != nil || places.isEmpty else { throw ValidationError("geo anchors need a location log: give --location FILE") }
+        guard let geoMode = GeoTracker.Mode(rawValue: geoMode == "newest-fix" ? "newestFix" : geoMode) else {
+            throw ValidationError("--geo-mode must be fused or newest-fix, not \"\(self.geoMode)\"")
+        }
+        guard locationFile == nil || !photos else { throw ValidationError("--location needs a video or a sequence, not still photos") }
+        let world = self.world || planeDetection != nil || locationFile != nil
         guard world || (gravity == nil && poses == nil && imu == nil) else { throw ValidationError("--gravity, --imu and --poses need --world") }
         guard cameraHeight == nil || planeDetection?.contains(.horizontal) == true else {
             throw ValidationError("--camera-height needs --planes with horizontal (the floor is found as a plane)")
@@ -154,6 +192,16 @@ struct TrackingOptions: ParsableArguments {
             configuration.planeFinding.wallsFromFloorEdges = wallEdges == "on"
             configuration.planeFinding.manhattanWorld = manhattan
             configuration.cameraHeight = cameraHeight
+        }
+        if let locationFile {
+            let contents = try LocationLogFile.read(contentsOf: locationFile, offset: locationOffset)
+            let duration = input.source.expectedFrameCount.map { Double($0) / input.source.framesPerSecond }
+            for warning in contents.warnings + (duration.map { contents.warnings(forVideoDuration: $0) } ?? []) {
+                FileHandle.standardError.write(Data("anchorkit: warning: \(locationFile): \(warning)\n".utf8))
+            }
+            configuration.location = contents.log
+            configuration.geoAnchors = places
+            configuration.geoTracking.mode = geoMode
         }
         configuration.markerDetection.cornerRefinement = refinement
         switch markerCandidates {

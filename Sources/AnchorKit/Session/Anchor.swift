@@ -7,6 +7,8 @@ public struct Anchor: Equatable, Sendable {
         case image, marker, plane
         /// A QR code (or another 2-D code: Micro QR, Data Matrix, Aztec) with its payload.
         case qr
+        /// A place given by coordinate (``GeoAnchor``), placed by geo tracking.
+        case geo
     }
 
     /// Stable id across frames: `marker/<dictionary>/<id>` (`.../<id>/<instance>` for a further
@@ -50,6 +52,11 @@ public struct Anchor: Equatable, Sendable {
     /// single view (right relative to the camera, not yet still in the world). Nil without
     /// world tracking.
     public var isPlaced: Bool?
+    /// Geo anchors: the place's coordinate (stream keys `latitude`, `longitude`, `altitude`).
+    public var coordinate: GeoCoordinate?
+    /// Geo anchors: how far (metres, 1 σ, horizontally) the place may be from where `transform`
+    /// puts it (stream key `horizontalAccuracy`).
+    public var geoAccuracy: Double?
 
     public init(identifier: String, kind: Kind, name: String? = nil, isTracked: Bool, transform: Transform,
                 extent: SIMD2<Double>, corners: [SIMD2<Double>]? = nil, alignment: PlaneAlignment? = nil,
@@ -92,6 +99,7 @@ extension Anchor: Codable {
         case identifier = "id", kind = "type", name, instance, isTracked = "tracked", transform, extent, corners
         case alignment, polygon, visible, coverage, isPlaced = "placed"
         case payload, payloadEncoding, codeFormat = "format"
+        case latitude, longitude, altitude, geoAccuracy = "horizontalAccuracy"
     }
 
     public init(from decoder: Decoder) throws {
@@ -125,6 +133,12 @@ extension Anchor: Codable {
             self.payload = payload
         }
         codeFormat = try c.decodeIfPresent(CodeFormat.self, forKey: .codeFormat)
+        if let latitude = try c.decodeIfPresent(Double.self, forKey: .latitude),
+           let longitude = try c.decodeIfPresent(Double.self, forKey: .longitude) {
+            coordinate = GeoCoordinate(latitude: latitude, longitude: longitude,
+                                       altitude: try c.decodeIfPresent(Double.self, forKey: .altitude) ?? 0)
+        }
+        geoAccuracy = try c.decodeIfPresent(Double.self, forKey: .geoAccuracy)
     }
 
     public func encode(to encoder: Encoder) throws {
@@ -137,6 +151,10 @@ extension Anchor: Codable {
         try c.encodeIfPresent(payload?.streamValue, forKey: .payload)
         try c.encodeIfPresent(payload?.streamEncoding, forKey: .payloadEncoding)
         if codeFormat != .qrCode { try c.encodeIfPresent(codeFormat, forKey: .codeFormat) }
+        try c.encodeIfPresent(coordinate?.latitude, forKey: .latitude)
+        try c.encodeIfPresent(coordinate?.longitude, forKey: .longitude)
+        try c.encodeIfPresent(coordinate?.altitude, forKey: .altitude)
+        try c.encodeIfPresent(geoAccuracy.map { ($0 * 100).rounded() / 100 }, forKey: .geoAccuracy)
         try c.encode(isTracked, forKey: .isTracked)
         try c.encode(transform.columnMajor, forKey: .transform)
         try c.encode([extent.x, extent.y], forKey: .extent)

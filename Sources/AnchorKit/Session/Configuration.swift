@@ -47,6 +47,15 @@ public struct Configuration: Sendable {
     /// How planes are found.
     public var planeFinding = PlaneDetection.Parameters()
 
+    /// Position fixes and compass readings recorded beside the frames (times in seconds of the
+    /// video), for geo tracking; more can be handed to the session as they come
+    /// (``Session/add(_:)-(LocationFix)``). Needs world tracking.
+    public var location: LocationLog?
+    /// Places given by coordinate, reported as `geo` anchors once the world is localised.
+    public var geoAnchors: [GeoAnchor] = []
+    /// How the world is placed on the Earth.
+    public var geoTracking = GeoTracker.Parameters()
+
     /// Where camera poses come from.
     public enum WorldTracking: Sendable {
         /// Monocular visual odometry on the frames.

@@ -17,6 +17,8 @@ public struct FrameUpdate: Sendable {
     /// The scene's light in this frame (ARFrame.lightEstimate; the stream's optional
     /// `camera.ambientIntensity` and `camera.ambientColorTemperature`); nil when not estimated.
     public var lightEstimate: LightEstimate?
+    /// How well the world is placed on the Earth; nil without geo tracking.
+    public var geoTracking: GeoTrackingStatus?
 
     public init(frame: Int, time: Double, camera: CameraState, anchors: [Anchor], events: AnchorEvents = AnchorEvents()) {
         self.frame = frame; self.time = time; self.camera = camera; self.anchors = anchors; self.events = events
@@ -49,7 +51,7 @@ extension CodingUserInfoKey {
 }
 
 extension FrameUpdate: Codable {
-    enum CodingKeys: String, CodingKey { case frame, time, image, camera, anchors }
+    enum CodingKeys: String, CodingKey { case frame, time, image, camera, geoTracking, anchors }
     enum CameraKeys: String, CodingKey { case transform, tracking, reason, scale, positionAccuracy, ambientIntensity, ambientColorTemperature }
 
     public init(from decoder: Decoder) throws {
@@ -81,6 +83,7 @@ extension FrameUpdate: Codable {
             lightEstimate = LightEstimate(ambientIntensity: intensity,
                                           ambientColorTemperature: try cam.decodeIfPresent(Double.self, forKey: .ambientColorTemperature))
         }
+        geoTracking = try c.decodeIfPresent(GeoTrackingStatus.self, forKey: .geoTracking)
         anchors = try c.decode([Anchor].self, forKey: .anchors)
         events = AnchorEvents()
     }
@@ -101,6 +104,12 @@ extension FrameUpdate: Codable {
             // A tenth of a lumen and a kelvin: finer than any estimate, and short lines.
             try cam.encode((light.ambientIntensity * 10).rounded() / 10, forKey: .ambientIntensity)
             try cam.encodeIfPresent(light.ambientColorTemperature?.rounded(), forKey: .ambientColorTemperature)
+        }
+        if var geo = geoTracking {
+            // Centimetres and hundredths of a degree: finer than any stated accuracy.
+            geo.horizontalAccuracy = geo.horizontalAccuracy.map { ($0 * 100).rounded() / 100 }
+            geo.headingAccuracy = geo.headingAccuracy.map { ($0 * 100).rounded() / 100 }
+            try c.encode(geo, forKey: .geoTracking)
         }
         try c.encode(anchors, forKey: .anchors)
     }

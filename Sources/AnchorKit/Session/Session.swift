@@ -95,6 +95,13 @@ public final class Session {
                 throw InputError("camera height", "needs visual odometry with horizontal plane detection and gravity (the floor is found as a plane)")
             }
         }
+        if configuration.location != nil || !configuration.geoAnchors.isEmpty {
+            guard world != nil else { throw InputError("location", "geo tracking needs world tracking (the fixes are fitted to its trajectory)") }
+            var geo = GeoTracker(anchors: configuration.geoAnchors, parameters: configuration.geoTracking)
+            for fix in configuration.location?.fixes ?? [] { try geo.add(fix) }
+            for heading in configuration.location?.headings ?? [] { geo.add(heading) }
+            self.geo = geo
+        }
         guard configuration.planeDetection.isEmpty || planes != nil else {
             throw InputError("plane detection", "needs visual odometry (planes are found in its map), not recorded poses")
         }
@@ -116,6 +123,19 @@ public final class Session {
         return profile
     }
     private var ownProfile = StageProfile()
+    /// Geo tracking: where the world is on the Earth.
+    private var geo: GeoTracker?
+    private var geoAnchorsShown: Set<String> = []
+
+    /// Hands the session a position fix as it arrives (times in seconds of the video); it is used
+    /// from the first frame at or after its time. Throws for an impossible coordinate.
+    public func add(_ fix: LocationFix) throws {
+        guard geo != nil else { throw InputError("location", "geo tracking is off: configure a location log or geo anchors") }
+        try geo!.add(fix)
+    }
+
+    /// Hands the session a compass reading as it arrives.
+    public func add(_ heading: HeadingReading) { geo?.add(heading) }
 
     /// Processes the next frame: finds targets, updates anchors, and reports the frame's
     /// camera, all known anchors and the events. Throws if the frame's size disagrees with the
@@ -184,8 +204,13 @@ public final class Session {
         events.removed += planeEvents.removed
         for tracked in trackedRaycasts { tracked.update(raycast(tracked.query)) }
         trackedRaycasts.removeAll { !$0.isTracking }
-        var update = FrameUpdate(frame: frame.index, time: frame.time, camera: camera, anchors: anchors + (planes?.anchors ?? []),
-                                 events: events)
+        let geoUpdate = try geo?.update(time: frame.time, camera: camera)
+        for anchor in geoUpdate?.anchors ?? [] {
+            if geoAnchorsShown.insert(anchor.identifier).inserted { events.added.append(anchor) } else { events.updated.append(anchor) }
+        }
+        var update = FrameUpdate(frame: frame.index, time: frame.time, camera: camera,
+                                 anchors: anchors + (planes?.anchors ?? []) + (geoUpdate?.anchors ?? []), events: events)
+        update.geoTracking = geoUpdate?.status
         if configuration.estimatesLight { update.lightEstimate = try LightEstimate(of: frame.image) }
         return update
     }
@@ -332,6 +357,7 @@ public final class Session {
                 levelSweep.rescale(by: factor)
                 floorEdges.rescale(by: factor)
                 odometryAccuracy.rescale(by: factor)
+                geo?.rescale(by: factor)
                 location.worldFromCamera = pose.translationScaled(by: factor)
                 location.scale = .metric
             }

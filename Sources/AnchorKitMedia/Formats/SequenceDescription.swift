@@ -37,6 +37,37 @@ public struct SequenceDescription: Codable, Sendable {
         public init(file: String, frame: String = "camera", rate: Double? = nil) { self.file = file; self.frame = frame; self.rate = rate }
     }
 
+    /// A place given by coordinate (FORMATS: `geoAnchors`): WGS84 degrees, metres above the ellipsoid.
+    public struct GeoAnchorDescription: Codable, Sendable, Equatable {
+        public var name: String
+        public var latitude: Double
+        public var longitude: Double
+        public var altitude: Double?
+        public init(_ anchor: GeoAnchor) {
+            name = anchor.name; latitude = anchor.coordinate.latitude; longitude = anchor.coordinate.longitude
+            altitude = anchor.coordinate.altitude
+        }
+        /// Reads a JSON list of places (as sequence.json's `geoAnchors`), checking each coordinate.
+        public static func read(contentsOf path: String) throws -> [GeoAnchor] {
+            guard let data = FileManager.default.contents(atPath: path) else { throw InputError(path, "no such file") }
+            let list: [GeoAnchorDescription]
+            do { list = try JSONDecoder().decode([GeoAnchorDescription].self, from: data) } catch let e as DecodingError {
+                throw InputError(path, "malformed: \(JSONProblem.describe(e))")
+            }
+            return try list.map { d in
+                guard !d.name.isEmpty, d.geoAnchor.coordinate.isValid else {
+                    throw InputError(path, "\"\(d.name)\": a name, latitude within ±90° and longitude within ±180° are needed")
+                }
+                return d.geoAnchor
+            }
+        }
+
+        /// The anchor; its altitude 0 where none is given.
+        public var geoAnchor: GeoAnchor {
+            GeoAnchor(name: name, coordinate: GeoCoordinate(latitude: latitude, longitude: longitude, altitude: altitude ?? 0))
+        }
+    }
+
     public var name: String
     public var fps: Double
     /// A printf pattern for frame files, relative to the folder (exclusive with ``video``).
@@ -49,6 +80,9 @@ public struct SequenceDescription: Codable, Sendable {
     public var qrCodes: [QRCodeTarget]?
     public var gravity: String?
     public var imu: InertialLogDescription?
+    /// A location log beside the frames (FORMATS: `location`; JSON Lines, GPX or NMEA 0183).
+    public var location: String?
+    public var geoAnchors: [GeoAnchorDescription]?
     public var groundTruth: String?
 
     public init(name: String, fps: Double, frames: String? = nil, video: String? = nil, camera: CameraIntrinsics,
@@ -71,6 +105,13 @@ public struct SequenceDescription: Codable, Sendable {
         for q in qrCodes ?? [] {
             guard q.codePayload != nil else { throw fail("qrCodes: payload \"\(q.payload)\": payloadEncoding must be absent or \"base64\" with valid base64") }
             if let problem = Plausible.physicalSizeProblem(q.size, of: "QR code size") { throw fail(problem) }
+        }
+        var geoNames = Set<String>()
+        for g in geoAnchors ?? [] {
+            guard !g.name.isEmpty, geoNames.insert(g.name).inserted else { throw fail("geoAnchors: names must be unique and not empty (\"\(g.name)\")") }
+            guard g.geoAnchor.coordinate.isValid else {
+                throw fail("geoAnchors: \"\(g.name)\": latitude must be within ±90°, longitude within ±180° (\(g.latitude), \(g.longitude))")
+            }
         }
         for i in images ?? [] {
             if let problem = Plausible.physicalSizeProblem(i.physicalWidth, of: "image \"\(i.name)\": physicalWidth") {
@@ -116,7 +157,7 @@ public struct RecordedSequence: Sendable {
     public var files: [String] {
         let d = description
         let frames = d.frames.map { ImageFolderSource.frames(of: resolve($0)) } ?? []
-        let named = [d.video, d.gravity, d.groundTruth].compactMap { $0 } + (d.images ?? []).map(\.file)
+        let named = [d.video, d.gravity, d.imu?.file, d.location, d.groundTruth].compactMap { $0 } + (d.images ?? []).map(\.file)
         return [folder + "/sequence.json"] + frames + named.map(resolve)
     }
 

@@ -1,0 +1,47 @@
+import Foundation
+
+/// How the session's world lies on the Earth: a point `w` of the world (metres or the world's
+/// units, +y up) is the point `scale · Ry(yaw) · w + translation` of the geo world, ARKit's geo
+/// frame at ``origin``: +x east, +y up, +z south, metres (``LocalTangentFrame/geoWorld(fromENU:)``).
+///
+/// Gravity is shared (both worlds have +y up), so the world turns only about +y; `scale` is 1
+/// for a metric world and the world's metres per unit otherwise.
+public struct GeoAlignment: Equatable, Sendable {
+    /// Where the geo world's origin is.
+    public var origin: GeoCoordinate
+    /// Radians about +y, from the world's axes to the geo world's.
+    public var yaw: Double
+    /// Geo metres per world unit.
+    public var scale: Double
+    /// The world origin in the geo world, metres.
+    public var translation: SIMD3<Double>
+
+    public init(origin: GeoCoordinate, yaw: Double, scale: Double = 1, translation: SIMD3<Double>) {
+        self.origin = origin; self.yaw = yaw; self.scale = scale; self.translation = translation
+    }
+
+    /// `geoWorld_from_world`'s rotation: the world's axes in the geo world.
+    public var rotation: Matrix3 { .rotation(angle: yaw, axis: SIMD3(0, 1, 0)) }
+
+    /// The geo-world point (metres) of world point `p`.
+    public func geoWorld(fromWorld p: SIMD3<Double>) -> SIMD3<Double> { scale * (rotation * p) + translation }
+
+    /// The world point of geo-world point `g` (metres).
+    public func world(fromGeoWorld g: SIMD3<Double>) -> SIMD3<Double> { rotation.transposed * ((g - translation) / scale) }
+
+    /// `world_from_anchor` of a place at geo-world point `g`: at its world point, its axes east (+x),
+    /// up (+y) and south (+z) as `ARGeoAnchor`'s are (rigid: a non-metric world moves the origin
+    /// only).
+    public func worldFromPlace(at g: SIMD3<Double>) -> Transform {
+        Transform(rotation: rotation.transposed, translation: world(fromGeoWorld: g))
+    }
+
+    /// The compass bearing (radians clockwise from true north) of a horizontal world direction
+    /// whose azimuth (radians clockwise from the world's -z, seen from above) is `azimuth`.
+    public func bearing(ofWorldAzimuth azimuth: Double) -> Double { azimuth - yaw }
+
+    /// The azimuth (radians clockwise from -z, seen from above) of `direction`'s horizontal part,
+    /// in the direction's own axes (+y up): 0 along -z, π/2 along +x. With the geo world's axes,
+    /// that is the compass bearing (north is -z, east +x).
+    public static func azimuth(of direction: SIMD3<Double>) -> Double { atan2(direction.x, -direction.z) }
+}

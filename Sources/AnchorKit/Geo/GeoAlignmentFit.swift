@@ -1,0 +1,164 @@
+import Foundation
+
+/// The least-squares ``GeoAlignment`` of a world trajectory to position fixes and compass
+/// readings: yaw, scale and the horizontal translation by Gauss-Newton on the fixes' horizontal
+/// errors, each reading's yaw and a prior on the scale, with Huber weights against outlying fixes
+/// (multipath); the height by a weighted mean. Residuals are in units of their stated σ.
+struct GeoAlignmentFit {
+    /// A fix paired with where the world tracker had the camera at the fix's time.
+    struct Position {
+        /// The camera, world units.
+        var world: SIMD3<Double>
+        /// The fix, geo world (+x east, +y up, +z south), metres.
+        var geoWorld: SIMD3<Double>
+        /// The fix's error, metres, 1 σ (inflated by the caller for fixes not independent).
+        var horizontalSigma: Double, verticalSigma: Double
+    }
+
+    /// A compass reading paired with where the world tracker had the camera look.
+    struct Heading {
+        /// The view's azimuth in the world (``GeoAlignment/azimuth(of:)``), radians.
+        var worldAzimuth: Double
+        /// The compass bearing of the view, radians clockwise from true north.
+        var bearing: Double
+        /// Radians, 1 σ.
+        var sigma: Double
+        /// The yaw this reading alone gives the alignment.
+        var yaw: Double { worldAzimuth - bearing }
+    }
+
+    /// An alignment with its uncertainty.
+    struct Result {
+        var yaw: Double, scale: Double, translation: SIMD3<Double>
+        /// Covariance of (yaw, ln scale, east, south translation): radians, -, metres.
+        var covariance: DenseMatrix
+        /// Fixes whose normalised error is within the Huber threshold.
+        var inliers: Int
+        /// RMS of the fixes' horizontal errors, metres.
+        var rms: Double
+
+        var yawSigma: Double { covariance[0, 0].squareRoot() }
+        var scaleSigma: Double { scale * covariance[1, 1].squareRoot() }
+
+        /// The horizontal σ (metres, the larger axis's, from the fit alone) of where the fit puts
+        /// world point `p`.
+        func horizontalSigma(at p: SIMD3<Double>) -> Double {
+            let j = GeoAlignmentFit.jacobian(yaw: yaw, scale: scale, world: SIMD2(p.x, p.z))
+            let jm = DenseMatrix(rows: 2, columns: 4, values: [j.0.x, j.1.x, 1, 0, j.0.y, j.1.y, 0, 1])
+            let c = jm * covariance * jm.transposed
+            let (a, b, d) = (c[0, 0], c[0, 1], c[1, 1])
+            return ((a + d) / 2 + (((a - d) / 2) * ((a - d) / 2) + b * b).squareRoot()).squareRoot()
+        }
+    }
+
+    /// Normalised errors beyond this are down-weighted (Huber).
+    var huber = 2.0
+    var iterations = 10
+
+    /// The fit of `positions` and `headings`, with `scalePrior` (value, σ of its logarithm) on the
+    /// scale, or free where nil; nil when they do not fix the yaw (under two fixes and no reading,
+    /// or fixes that do not spread and no reading).
+    func fit(positions: [Position], headings: [Heading], scalePrior: (value: Double, logSigma: Double)?) -> Result? {
+        guard !positions.isEmpty else { return nil }
+        var starts: [(Double, Double)] = []  // (yaw, scale)
+        let weights = positions.map { 1 / ($0.horizontalSigma * $0.horizontalSigma) }
+        if positions.count >= 2,
+           let similarity = Similarity2D.fit(from: positions.map { SIMD2($0.world.x, $0.world.z) },
+                                             to: positions.map { SIMD2($0.geoWorld.x, $0.geoWorld.z) }, weights: weights) {
+            // k = scale e^(-i yaw): Ry(yaw) turns (x, z) clockwise seen as x + iz.
+            starts.append((-atan2(similarity.k.y, similarity.k.x), scalePrior?.value ?? length(similarity.k)))
+        }
+        if !headings.isEmpty {
+            let s = headings.reduce(SIMD2<Double>.zero) { $0 + SIMD2(cos($1.yaw), sin($1.yaw)) / ($1.sigma * $1.sigma) }
+            starts.append((atan2(s.y, s.x), scalePrior?.value ?? starts.first?.1 ?? 1))
+        }
+        let solutions = starts.compactMap { solve(positions, headings, scalePrior, from: $0) }
+        guard var best = solutions.min(by: { $0.cost < $1.cost }) else { return nil }
+        // Heights: the world's height scaled, plus the weighted mean offset of the fixes.
+        var height = 0.0, heightWeight = 0.0
+        for p in positions {
+            let w = 1 / (p.verticalSigma * p.verticalSigma)
+            height += w * (p.geoWorld.y - best.result.scale * p.world.y)
+            heightWeight += w
+        }
+        best.result.translation.y = height / heightWeight
+        // Without a reading, a fit through fixes that barely spread has an ill-determined yaw.
+        guard headings.count > 0 || best.result.yawSigma < .pi / 4 else { return nil }
+        return best.result
+    }
+
+    /// d(position)/d(yaw) and d(position)/d(ln scale) of the horizontal model
+    /// scale · R(yaw) · (x, z) + t.
+    static func jacobian(yaw: Double, scale: Double, world w: SIMD2<Double>) -> (SIMD2<Double>, SIMD2<Double>) {
+        let c = cos(yaw), s = sin(yaw)
+        return (scale * SIMD2(-s * w.x + c * w.y, -c * w.x - s * w.y), scale * SIMD2(c * w.x + s * w.y, -s * w.x + c * w.y))
+    }
+
+    private func solve(_ positions: [Position], _ headings: [Heading], _ scalePrior: (value: Double, logSigma: Double)?,
+                       from start: (Double, Double)) -> (result: Result, cost: Double)? {
+        var yaw = start.0, logScale = log(max(start.1, 1e-9))
+        func predicted(_ p: Position) -> SIMD2<Double> {
+            let c = cos(yaw), s = sin(yaw), w = SIMD2(p.world.x, p.world.z)
+            return exp(logScale) * SIMD2(c * w.x + s * w.y, -s * w.x + c * w.y)
+        }
+        // The translation that best fits the current yaw and scale: a weighted mean.
+        func meanTranslation(_ robust: [Double]) -> SIMD2<Double> {
+            var sum = SIMD2<Double>.zero, total = 0.0
+            for (p, r) in zip(positions, robust) {
+                let w = r / (p.horizontalSigma * p.horizontalSigma)
+                sum += w * (SIMD2(p.geoWorld.x, p.geoWorld.z) - predicted(p))
+                total += w
+            }
+            return sum / total
+        }
+        var robust = [Double](repeating: 1, count: positions.count)
+        var t = meanTranslation(robust)
+        var normal = DenseMatrix(rows: 4, columns: 4)
+        for _ in 0..<iterations {
+            normal = DenseMatrix(rows: 4, columns: 4)
+            var gradient = [Double](repeating: 0, count: 4)
+            func add(_ row: [Double], _ residual: Double, _ weight: Double) {
+                for a in 0..<4 {
+                    gradient[a] += weight * row[a] * residual
+                    for b in 0..<4 { normal[a, b] += weight * row[a] * row[b] }
+                }
+            }
+            for (k, p) in positions.enumerated() {
+                let r = SIMD2(p.geoWorld.x, p.geoWorld.z) - (predicted(p) + t)
+                let normalised = length(r) / p.horizontalSigma
+                robust[k] = normalised <= huber ? 1 : huber / normalised
+                let (dYaw, dScale) = Self.jacobian(yaw: yaw, scale: exp(logScale), world: SIMD2(p.world.x, p.world.z))
+                let w = robust[k] / (p.horizontalSigma * p.horizontalSigma)
+                add([dYaw.x, dScale.x, 1, 0], r.x, w)
+                add([dYaw.y, dScale.y, 0, 1], r.y, w)
+            }
+            for h in headings { add([1, 0, 0, 0], remainder(h.yaw - yaw, 2 * .pi), 1 / (h.sigma * h.sigma)) }
+            if let prior = scalePrior {
+                add([0, 1, 0, 0], log(prior.value) - logScale, 1 / (prior.logSigma * prior.logSigma))
+            } else if positions.count < 3 {
+                add([0, 1, 0, 0], 0 - logScale, 1)  // two fixes cannot tell scale from noise: keep it near 1
+            }
+            // Levenberg's damping keeps a step through a weakly held yaw bounded.
+            var damped = normal
+            for a in 0..<4 { damped[a, a] += 1e-9 + 1e-6 * normal[a, a] }
+            guard let inverse = damped.inverse else { return nil }
+            let step = inverse * DenseMatrix(vector: gradient)
+            yaw += step[0, 0]
+            logScale += step[1, 0]
+            t += SIMD2(step[2, 0], step[3, 0])
+            if abs(step[0, 0]) < 1e-9 && abs(step[1, 0]) < 1e-9 && length(SIMD2(step[2, 0], step[3, 0])) < 1e-6 { break }
+        }
+        guard let covariance = normal.inverse else { return nil }
+        var cost = 0.0, squares = 0.0, inliers = 0
+        for p in positions {
+            let r = SIMD2(p.geoWorld.x, p.geoWorld.z) - (predicted(p) + t), n = length(r) / p.horizontalSigma
+            cost += n <= huber ? n * n : 2 * huber * n - huber * huber
+            squares += dot(r, r)
+            if n <= huber { inliers += 1 }
+        }
+        for h in headings { cost += pow(remainder(h.yaw - yaw, 2 * .pi) / h.sigma, 2) }
+        let result = Result(yaw: remainder(yaw, 2 * .pi), scale: exp(logScale), translation: SIMD3(t.x, 0, t.y),
+                            covariance: covariance, inliers: inliers, rms: (squares / Double(positions.count)).squareRoot())
+        return (result, cost)
+    }
+}

@@ -1,0 +1,226 @@
+import Foundation
+
+/// Places the session's world on the Earth from position fixes and compass readings (issue 26):
+/// each fix is paired with where the world tracker had the camera at the fix's time, each reading
+/// with where it looked, and the ``GeoAlignment`` is fitted to the pairs of a sliding window
+/// (``GeoAlignmentFit``: robust, weighted by the stated accuracies, the compass a prior on the
+/// yaw, the scale free unless the world is metric). The alignment shown moves to each new fit
+/// over ``Parameters/blendTime``, so content on geo anchors glides rather than jumps.
+///
+/// ``Mode/newestFix`` is the naive baseline the fusion is measured against: every frame placed
+/// from the newest fix and compass reading alone.
+public struct GeoTracker {
+    /// How the world is placed.
+    public enum Mode: String, Sendable, CaseIterable {
+        /// Fixes and readings fused with the world tracker's trajectory (the default).
+        case fused
+        /// Each frame from the newest fix and reading alone, as if the camera stood at the fix
+        /// and looked along the compass: the baseline without fusion.
+        case newestFix
+    }
+
+    public struct Parameters: Sendable {
+        public var mode = Mode.fused
+        /// Seconds of fixes and readings fitted together.
+        public var window = 60.0
+        /// Fixes closer in time than this (seconds) are not independent (a receiver's error drifts
+        /// slowly): each counts as the share of it that its spacing is.
+        public var fixCorrelationTime = 2.0
+        /// The same for compass readings (magnetic disturbances last seconds).
+        public var headingCorrelationTime = 30.0
+        /// Stated where a fix or reading states none: metres (horizontal; vertical twice) and degrees.
+        public var defaultHorizontalAccuracy = 10.0, defaultHeadingAccuracy = 15.0
+        /// Seconds over which the alignment shown moves to a new fit.
+        public var blendTime = 1.0
+        /// Fixes paired before the world is localised, and the largest yaw σ (degrees) and
+        /// horizontal σ (metres) it is localised with.
+        public var minimumFixes = 5, localizedHeadingSigma = 10.0, localizedHorizontalSigma = 10.0
+        /// σ of the log of the scale in a metric world (its own scale error).
+        public var metricScaleLogSigma = 0.03
+        public init() {}
+    }
+
+    /// What the tracker gives for a frame.
+    public struct Update: Sendable {
+        public var status: GeoTrackingStatus
+        /// Nil until localised.
+        public var alignment: GeoAlignment?
+        /// The geo anchors, in the session's world (none before localisation).
+        public var anchors: [Anchor]
+    }
+
+    public let parameters: Parameters
+    public let anchors: [GeoAnchor]
+    /// The geo world's origin: the first fix.
+    public private(set) var frame: LocalTangentFrame?
+
+    private var pending: [LocationFix] = [], pendingHeadings: [HeadingReading] = []
+    private var positions: [(time: Double, pair: GeoAlignmentFit.Position)] = []
+    private var headings: [(time: Double, pair: GeoAlignmentFit.Heading)] = []
+    /// Posed frames of the window: time, camera centre (world), view azimuth (world, radians; nil
+    /// when the camera looks too steeply up or down for one).
+    private var track: [(time: Double, centre: SIMD3<Double>, azimuth: Double?)] = []
+    private var places: [SIMD3<Double>] = []  // the anchors in the geo world
+    private var fitted: GeoAlignmentFit.Result?, shown: GeoAlignment?
+    private var newestFix: LocationFix?, newestHeading: HeadingReading?
+    private var lastTime: Double?
+    private var fitsSince = 0
+
+    public init(anchors: [GeoAnchor], parameters: Parameters = Parameters()) {
+        self.anchors = anchors
+        self.parameters = parameters
+    }
+
+    /// Queues a fix; it is used once a frame at or after its time is processed. Throws for an
+    /// impossible coordinate.
+    public mutating func add(_ fix: LocationFix) throws {
+        guard fix.coordinate.isValid, fix.time.isFinite else {
+            throw InputError("location", "fix at \(fix.time) s: impossible coordinate \(fix.coordinate.latitude), \(fix.coordinate.longitude)")
+        }
+        pending.append(fix)
+    }
+
+    /// Queues a compass reading.
+    public mutating func add(_ heading: HeadingReading) {
+        guard heading.time.isFinite, heading.heading.isFinite else { return }
+        pendingHeadings.append(heading)
+    }
+
+    /// The world (and every point the tracker holds) was scaled by `factor` about its origin.
+    public mutating func rescale(by factor: Double) {
+        for k in positions.indices { positions[k].pair.world *= factor }
+        for k in track.indices { track[k].centre *= factor }
+        fitted?.scale /= factor
+        shown?.scale /= factor
+    }
+
+    /// Takes the fixes and readings up to `time` (seconds of the video) and the camera of that
+    /// frame; gives the geo tracking state and the anchors.
+    public mutating func update(time: Double, camera: CameraState) throws -> Update {
+        let dt = lastTime.map { max(0, time - $0) } ?? 0
+        lastTime = time
+        if camera.trackingState == .normal {
+            let forward = -camera.transform.rotation.columns.2
+            let horizontal = (forward.x * forward.x + forward.z * forward.z).squareRoot()
+            track.append((time, camera.transform.translation, horizontal > 0.5 ? GeoAlignment.azimuth(of: forward) : nil))
+        }
+        track.removeAll { $0.time < time - parameters.window - 1 }
+        var changed = false
+        while let fix = pending.first, fix.time <= time + 1e-9 {
+            pending.removeFirst()
+            newestFix = fix
+            changed = try pair(fix) || changed
+        }
+        while let reading = pendingHeadings.first, reading.time <= time + 1e-9 {
+            pendingHeadings.removeFirst()
+            newestHeading = reading
+            changed = pair(reading) || changed
+        }
+        positions.removeAll { $0.time < time - parameters.window }
+        headings.removeAll { $0.time < time - parameters.window }
+        switch parameters.mode {
+        case .fused: return try fused(camera: camera, refit: changed, dt: dt)
+        case .newestFix: return try naive(camera: camera)
+        }
+    }
+
+    // MARK: Pairing
+
+    /// Pairs `fix` with the camera at its time; false when the track does not reach it.
+    private mutating func pair(_ fix: LocationFix) throws -> Bool {
+        if frame == nil {
+            frame = LocalTangentFrame(origin: fix.coordinate)
+            places = try anchors.map { LocalTangentFrame.geoWorld(fromENU: try frame!.enu(of: $0.coordinate)) }
+        }
+        guard let centre = trackPoint(at: fix.time)?.centre else { return false }
+        let horizontal = fix.horizontalAccuracy > 0 ? fix.horizontalAccuracy : parameters.defaultHorizontalAccuracy
+        let vertical = fix.verticalAccuracy > 0 ? fix.verticalAccuracy : 2 * horizontal
+        let spacing = positions.last.map { fix.time - $0.time } ?? parameters.fixCorrelationTime
+        let inflation = max(1, parameters.fixCorrelationTime / max(spacing, 1e-3)).squareRoot()
+        let geoWorld = LocalTangentFrame.geoWorld(fromENU: try frame!.enu(of: fix.coordinate))
+        positions.append((fix.time, .init(world: centre, geoWorld: geoWorld, horizontalSigma: horizontal * inflation,
+                                          verticalSigma: vertical * inflation)))
+        return true
+    }
+
+    private mutating func pair(_ reading: HeadingReading) -> Bool {
+        guard let azimuth = trackPoint(at: reading.time)?.azimuth else { return false }
+        let sigma = reading.headingAccuracy > 0 ? reading.headingAccuracy : parameters.defaultHeadingAccuracy
+        let spacing = headings.last.map { reading.time - $0.time } ?? parameters.headingCorrelationTime
+        let inflation = max(1, parameters.headingCorrelationTime / max(spacing, 1e-3)).squareRoot()
+        headings.append((reading.time, .init(worldAzimuth: azimuth, bearing: reading.heading * .pi / 180,
+                                             sigma: sigma * .pi / 180 * inflation)))
+        return true
+    }
+
+    /// The camera at `time`, between the two posed frames around it (at most 0.25 s apart).
+    private func trackPoint(at time: Double) -> (centre: SIMD3<Double>, azimuth: Double?)? {
+        guard let after = track.firstIndex(where: { $0.time >= time - 1e-9 }) else { return nil }
+        let b = track[after]
+        if b.time - time < 1e-6 || after == 0 { return b.time - time < 1.0 / 60 ? (b.centre, b.azimuth) : nil }
+        let a = track[after - 1]
+        guard b.time - a.time <= 0.25 else { return nil }
+        let u = (time - a.time) / (b.time - a.time)
+        let azimuth = a.azimuth.flatMap { x in b.azimuth.map { x + u * remainder($0 - x, 2 * .pi) } }
+        return (a.centre + u * (b.centre - a.centre), azimuth)
+    }
+
+    // MARK: Placing
+
+    private mutating func fused(camera: CameraState, refit: Bool, dt: Double) throws -> Update {
+        guard let frame else { return Update(status: .init(state: .notAvailable, reason: .waitingForLocation), anchors: []) }
+        if refit, positions.count >= 2 || !headings.isEmpty {
+            let prior = camera.scale == .metric ? (value: 1.0, logSigma: parameters.metricScaleLogSigma) : nil
+            fitted = GeoAlignmentFit().fit(positions: positions.map(\.pair), headings: headings.map(\.pair), scalePrior: prior)
+        }
+        guard let fit = fitted else {
+            let reason: GeoTrackingStatus.Reason = track.isEmpty ? .worldTrackingUnstable : .insufficientMotion
+            return Update(status: .init(state: .initializing, reason: reason), anchors: [])
+        }
+        let horizontal = fit.horizontalSigma(at: camera.transform.translation), heading = fit.yawSigma * 180 / .pi
+        guard positions.count >= parameters.minimumFixes, heading <= parameters.localizedHeadingSigma,
+              horizontal <= parameters.localizedHorizontalSigma else {
+            return Update(status: .init(state: .initializing, reason: .insufficientMotion), anchors: [])
+        }
+        let target = GeoAlignment(origin: frame.origin, yaw: fit.yaw, scale: fit.scale, translation: fit.translation)
+        shown = shown.map { blended($0, toward: target, share: parameters.blendTime > 0 ? min(1, dt / parameters.blendTime) : 1) } ?? target
+        let status = GeoTrackingStatus(state: .localized, accuracy: GeoTrackingStatus.accuracy(horizontal: horizontal, heading: heading),
+                                       horizontalAccuracy: horizontal, headingAccuracy: heading)
+        return Update(status: status, alignment: shown, anchors: placed(by: shown!, accuracy: horizontal))
+    }
+
+    private func naive(camera: CameraState) throws -> Update {
+        guard let frame, let fix = newestFix else {
+            return Update(status: .init(state: .notAvailable, reason: .waitingForLocation), anchors: [])
+        }
+        let forward = -camera.transform.rotation.columns.2
+        guard let reading = newestHeading, (forward.x * forward.x + forward.z * forward.z) > 0.25 else {
+            return Update(status: .init(state: .initializing, reason: .insufficientMotion), anchors: [])
+        }
+        let yaw = GeoAlignment.azimuth(of: forward) - reading.heading * .pi / 180
+        let rotation = Matrix3.rotation(angle: yaw, axis: SIMD3(0, 1, 0))
+        let geoWorld = LocalTangentFrame.geoWorld(fromENU: try frame.enu(of: fix.coordinate))
+        let alignment = GeoAlignment(origin: frame.origin, yaw: yaw, translation: geoWorld - rotation * camera.transform.translation)
+        let horizontal = fix.horizontalAccuracy > 0 ? fix.horizontalAccuracy : parameters.defaultHorizontalAccuracy
+        let heading = reading.headingAccuracy > 0 ? reading.headingAccuracy : parameters.defaultHeadingAccuracy
+        let status = GeoTrackingStatus(state: .localized, accuracy: GeoTrackingStatus.accuracy(horizontal: horizontal, heading: heading),
+                                       horizontalAccuracy: horizontal, headingAccuracy: heading)
+        return Update(status: status, alignment: alignment, anchors: placed(by: alignment, accuracy: horizontal))
+    }
+
+    /// `a` moved by `share` of the way to `b`.
+    private func blended(_ a: GeoAlignment, toward b: GeoAlignment, share: Double) -> GeoAlignment {
+        GeoAlignment(origin: b.origin, yaw: a.yaw + share * remainder(b.yaw - a.yaw, 2 * .pi),
+                     scale: a.scale * pow(b.scale / a.scale, share), translation: a.translation + share * (b.translation - a.translation))
+    }
+
+    private func placed(by alignment: GeoAlignment, accuracy: Double) -> [Anchor] {
+        zip(anchors, places).map { anchor, place in
+            var a = Anchor(identifier: anchor.identifier, kind: .geo, name: anchor.name, isTracked: true,
+                           transform: alignment.worldFromPlace(at: place), extent: .zero)
+            a.coordinate = anchor.coordinate
+            a.geoAccuracy = accuracy
+            return a
+        }
+    }
+}

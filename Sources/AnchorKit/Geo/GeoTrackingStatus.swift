@@ -1,0 +1,67 @@
+/// How well the session's world is placed on the Earth (ARKit's `ARGeoTrackingStatus`).
+///
+/// Stream key `geoTracking` (an object beside `camera`): `state`, `accuracy`, and once localised
+/// `horizontalAccuracy` (metres) and `headingAccuracy` (degrees), both 1 σ.
+public struct GeoTrackingStatus: Equatable, Sendable, Codable {
+    /// Whether the world is placed.
+    public enum State: String, Codable, Sendable {
+        /// No location input, or none usable yet.
+        case notAvailable
+        /// Fixes arrive but do not yet place the world (too few, or the yaw is still unknown).
+        case initializing
+        /// The world is placed: geo anchors have transforms.
+        case localized
+    }
+
+    /// How well, in ARKit's three steps: `high` within 2 m and 2°, `medium` within 5 m and 5°,
+    /// `low` beyond (1 σ).
+    public enum Accuracy: String, Codable, Sendable {
+        case undetermined, low, medium, high
+    }
+
+    /// Why the state is not `localized`.
+    public enum Reason: String, Codable, Sendable {
+        /// No fix has arrived yet.
+        case waitingForLocation
+        /// The world tracker has no pose to pair fixes with.
+        case worldTrackingUnstable
+        /// Fixes so far do not fix the world's yaw: the camera has to move, or a compass is needed.
+        case insufficientMotion
+    }
+
+    public var state: State
+    public var accuracy: Accuracy
+    public var reason: Reason?
+    /// Metres, 1 σ, where the world puts the camera on the Earth (horizontally).
+    public var horizontalAccuracy: Double?
+    /// Degrees, 1 σ, of the world's yaw against true north.
+    public var headingAccuracy: Double?
+
+    public init(state: State, accuracy: Accuracy = .undetermined, reason: Reason? = nil,
+                horizontalAccuracy: Double? = nil, headingAccuracy: Double? = nil) {
+        self.state = state; self.accuracy = accuracy; self.reason = reason
+        self.horizontalAccuracy = horizontalAccuracy; self.headingAccuracy = headingAccuracy
+    }
+
+    /// The accuracy step of a placement good to `horizontal` metres and `heading` degrees.
+    public static func accuracy(horizontal: Double, heading: Double) -> Accuracy {
+        if horizontal <= 2 && heading <= 2 { return .high }
+        if horizontal <= 5 && heading <= 5 { return .medium }
+        return .low
+    }
+}
+
+/// A place given by coordinate, to put content at (ARKit's `ARGeoAnchor`). In the stream an
+/// anchor of type `geo`, id `geo/<name>`, listed once the world is localised.
+public struct GeoAnchor: Hashable, Sendable {
+    public var name: String
+    public var coordinate: GeoCoordinate
+
+    public init(name: String, coordinate: GeoCoordinate) {
+        self.name = name
+        self.coordinate = coordinate
+    }
+
+    /// The stream id, `geo/<name>`.
+    public var identifier: String { "geo/\(name)" }
+}

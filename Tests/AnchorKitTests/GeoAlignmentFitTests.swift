@@ -1,0 +1,72 @@
+import Foundation
+import Testing
+@testable import AnchorKit
+
+/// `GeoAlignmentFit` and `GeoAlignment`: the world placed on the Earth from fixes and compass
+/// readings, on trajectories whose true placement is known.
+@Suite("Geo alignment")
+struct GeoAlignmentFitTests {
+    /// An L-shaped walk: 60 m along the world's -z, then 30 m along +x, one point a second.
+    static let walk: [SIMD3<Double>] = (0..<90).map { k in
+        k < 60 ? SIMD3(0, 0.1 * sin(Double(k)), -Double(k)) : SIMD3(Double(k - 60), 0, -60)
+    }
+    static let truth = GeoAlignment(origin: GeoCoordinate(latitude: 45, longitude: 18), yaw: 0.6, scale: 1.2,
+                                    translation: SIMD3(30, 5, -12))
+
+    /// The convention: a camera looking along the world's -z in a world not turned looks north;
+    /// turned by yaw, the bearing is the world azimuth less the yaw; a point 1 m along the world's
+    /// +x is at (cos yaw, 0, -sin yaw) · scale + t in the geo world (+x east, +z south).
+    @Test func conventions() {
+        #expect(GeoAlignment.azimuth(of: SIMD3(0, 0, -1)) == 0)
+        #expect(abs(GeoAlignment.azimuth(of: SIMD3(1, 0, 0)) - .pi / 2) < 1e-12)
+        let a = Self.truth
+        #expect(abs(a.bearing(ofWorldAzimuth: 0.6) - 0) < 1e-12)
+        let g = a.geoWorld(fromWorld: SIMD3(1, 0, 0))
+        #expect(length(g - (1.2 * SIMD3(cos(0.6), 0, -sin(0.6)) + a.translation)) < 1e-12)
+        #expect(length(a.world(fromGeoWorld: g) - SIMD3(1, 0, 0)) < 1e-12)
+        // The bearing of the world's -z, through the alignment's rotation itself.
+        let north = a.rotation * SIMD3(0, 0, -1)
+        #expect(abs(remainder(GeoAlignment.azimuth(of: north) - a.bearing(ofWorldAzimuth: 0), 2 * .pi)) < 1e-12)
+    }
+
+    @Test func exactFixesGiveTheAlignment() throws {
+        let positions = Self.walk.map { GeoAlignmentFit.Position(world: $0, geoWorld: Self.truth.geoWorld(fromWorld: $0),
+                                                                 horizontalSigma: 5, verticalSigma: 10) }
+        let fit = try #require(GeoAlignmentFit().fit(positions: positions, headings: [], scalePrior: nil))
+        #expect(abs(fit.yaw - 0.6) < 1e-9)
+        #expect(abs(fit.scale - 1.2) < 1e-9)
+        #expect(length(fit.translation - Self.truth.translation) < 1e-6)
+    }
+
+    /// σ 5 m fixes, one 80 m off (multipath), readings σ 10°: the yaw within 2°, the camera's
+    /// place within 2 m, the outlier set aside.
+    @Test func noisyFixesAndReadings() throws {
+        var rng = SplitMix64(seed: 7)
+        func gaussian() -> Double { (-2 * log(max(rng.nextUnit(), 1e-300))).squareRoot() * cos(2 * .pi * rng.nextUnit()) }
+        var positions = Self.walk.map { w in
+            GeoAlignmentFit.Position(world: w, geoWorld: Self.truth.geoWorld(fromWorld: w) + SIMD3(gaussian(), gaussian(), gaussian()) * 3.5,
+                                     horizontalSigma: 5, verticalSigma: 10)
+        }
+        positions[40].geoWorld += SIMD3(80, 0, 0)
+        let headings = stride(from: 0, to: 90, by: 3).map { k in
+            GeoAlignmentFit.Heading(worldAzimuth: 0.3, bearing: 0.3 - 0.6 + gaussian() * 0.17, sigma: 0.17)
+        }
+        let fit = try #require(GeoAlignmentFit().fit(positions: positions, headings: headings, scalePrior: (1.2, 0.03)))
+        #expect(abs(fit.yaw - 0.6) * 180 / .pi < 2)
+        let end = Self.walk.last!
+        let placed = fit.scale * (Matrix3.rotation(angle: fit.yaw, axis: SIMD3(0, 1, 0)) * end) + fit.translation
+        let truePlace = Self.truth.geoWorld(fromWorld: end)
+        #expect(length(SIMD2(placed.x - truePlace.x, placed.z - truePlace.z)) < 2)
+        #expect(fit.inliers < positions.count && fit.inliers >= positions.count - 4)  // the outlier, and 2 % of a Rayleigh tail
+        #expect(fit.yawSigma * 180 / .pi < 2)
+    }
+
+    /// A camera that stays put and no compass: the yaw is unknown, and no alignment is given.
+    @Test func noSpreadAndNoCompassGivesNothing() {
+        let positions = (0..<10).map { k in
+            GeoAlignmentFit.Position(world: SIMD3(0.01 * Double(k), 0, 0), geoWorld: SIMD3(Double(k % 3), 0, Double(k % 2)),
+                                     horizontalSigma: 5, verticalSigma: 10)
+        }
+        #expect(GeoAlignmentFit().fit(positions: positions, headings: [], scalePrior: (1, 0.03)) == nil)
+    }
+}
