@@ -27,6 +27,7 @@ public struct GeoScorer {
     public func score(reported: [FrameUpdate], truth: [FrameUpdate]) -> GeoScore? {
         let reportedByFrame = Dictionary(reported.map { ($0.frame, $0) }, uniquingKeysWith: { a, _ in a })
         var horizontal: [(time: Double, error: Double)] = [], heading: [(time: Double, error: Double)] = []
+        var inView: [(time: Double, error: Double)] = []
         var jitter: [Double] = []
         var previousOffsets: [String: SIMD2<Double>] = [:]
         var frames = 0, localized = 0, firstLocalized: Double?
@@ -52,8 +53,9 @@ public struct GeoScorer {
                     stated += 1
                     if e <= 3 * accuracy { withinStated += 1 }
                 }
-                if let p = camera.project(trueRelative.translation), let q = camera.project(relative.translation),
-                   inImage(p), inImage(q) {
+                let truePixel = camera.project(trueRelative.translation)
+                if let p = truePixel, inImage(p) { inView.append((t.time, e)) }
+                if let p = truePixel, let q = camera.project(relative.translation), inImage(p), inImage(q) {
                     offsets[truePlace.identifier] = q - p
                     if let before = previousOffsets[truePlace.identifier] { jitter.append(length(q - p - before)) }
                 }
@@ -68,6 +70,7 @@ public struct GeoScorer {
         }
         return GeoScore(frames: frames, localizedFrames: localized, firstLocalizedTime: firstLocalized,
                         horizontalErrorMetres: Summary(horizontal.map(\.error)), settledHorizontalErrorMetres: settled(horizontal),
+                        inViewHorizontalErrorMetres: Summary(inView.map(\.error)), settledInViewHorizontalErrorMetres: settled(inView),
                         headingErrorDegrees: Summary(heading.map(\.error)), settledHeadingErrorDegrees: settled(heading),
                         jitterPixels: Summary(jitter), jitterRMS: jitter.isEmpty ? nil : (jitter.map { $0 * $0 }.reduce(0, +) / Double(jitter.count)).squareRoot(),
                         withinThreeStatedPercent: stated > 0 ? 100 * Double(withinStated) / Double(stated) : nil, overTime: overTime)
@@ -93,6 +96,8 @@ public struct GeoScore: Codable, Sendable {
     public var firstLocalizedTime: Double?
     /// Metres: all localised frames, and those after the settle time.
     public var horizontalErrorMetres: Summary?, settledHorizontalErrorMetres: Summary?
+    /// Metres, for places in the image (where content on them is drawn).
+    public var inViewHorizontalErrorMetres: Summary?, settledInViewHorizontalErrorMetres: Summary?
     /// Degrees.
     public var headingErrorDegrees: Summary?, settledHeadingErrorDegrees: Summary?
     /// Frame-to-frame change of the projected error, pixels.
@@ -108,6 +113,9 @@ public struct GeoScore: Codable, Sendable {
             ("geo: frames localised", "\(localizedFrames) of \(frames) (from \(tableCell(firstLocalizedTime, 1)) s)"),
             ("geo: horizontal error median / p90 (m)", "\(tableCell(horizontalErrorMetres?.median)) / \(tableCell(horizontalErrorMetres?.p90))"),
             ("geo: after 20 s, median / p90 (m)", "\(tableCell(settledHorizontalErrorMetres?.median)) / \(tableCell(settledHorizontalErrorMetres?.p90))"),
+            ("geo: in view, median / p90 (m)", "\(tableCell(inViewHorizontalErrorMetres?.median)) / \(tableCell(inViewHorizontalErrorMetres?.p90))"),
+            ("geo: in view after 20 s, median / p90 (m)",
+             "\(tableCell(settledInViewHorizontalErrorMetres?.median)) / \(tableCell(settledInViewHorizontalErrorMetres?.p90))"),
             ("geo: heading error median / p90 (deg)", "\(tableCell(headingErrorDegrees?.median)) / \(tableCell(headingErrorDegrees?.p90))"),
             ("geo: after 20 s, median / p90 (deg)", "\(tableCell(settledHeadingErrorDegrees?.median)) / \(tableCell(settledHeadingErrorDegrees?.p90))"),
             ("geo: jitter RMS / p90 (px)", "\(tableCell(jitterRMS)) / \(tableCell(jitterPixels?.p90))"),

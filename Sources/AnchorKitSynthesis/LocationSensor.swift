@@ -42,6 +42,9 @@ public struct LocationSensor: Sendable {
     public var whiteNoise = 3.4, bias = 1.0, biasTime = 300.0
     /// The vertical error's white part and bias, metres (receivers are worse in altitude).
     public var verticalWhiteNoise = 6.0, verticalBias = 3.0
+    /// The error of the velocity a receiver measures from Doppler shifts, m/s per horizontal axis:
+    /// fixes carry the course and speed from it (course unknown under 0.3 m/s).
+    public var velocityNoise = 0.1
     /// Compass readings per second, their white noise and drifting bias (degrees, 1 σ) and the
     /// bias's correlation time (seconds); the stated `headingAccuracy`.
     public var headingRate = 10.0, headingNoise = 5.0, headingBias = 3.0, headingBiasTime = 30.0, statedHeadingAccuracy = 10.0
@@ -78,8 +81,14 @@ public struct LocationSensor: Sendable {
             }
             let enu = LocalTangentFrame.enu(fromGeoWorld: toGeo.apply(to: path.pose(at: t).translation))
             let error = b + SIMD3(gaussian() * whiteNoise, gaussian() * whiteNoise, gaussian() * verticalWhiteNoise)
+            let h = 0.01, ahead = LocalTangentFrame.enu(fromGeoWorld: toGeo.apply(to: path.pose(at: t + h).translation)),
+                behind = LocalTangentFrame.enu(fromGeoWorld: toGeo.apply(to: path.pose(at: t - h).translation))
+            let velocity = SIMD2(ahead.x - behind.x, ahead.y - behind.y) / (2 * h) + SIMD2(gaussian(), gaussian()) * velocityNoise
+            let speed = length(velocity)
+            let course = speed < 0.3 ? -1 : (atan2(velocity.x, velocity.y) * 180 / .pi + 360).truncatingRemainder(dividingBy: 360)
             fixes.append(LocationFix(time: t, coordinate: try frame.coordinate(of: enu + error), horizontalAccuracy: horizontalAccuracy,
-                                     verticalAccuracy: (verticalWhiteNoise * verticalWhiteNoise + verticalBias * verticalBias).squareRoot()))
+                                     verticalAccuracy: (verticalWhiteNoise * verticalWhiteNoise + verticalBias * verticalBias).squareRoot(),
+                                     course: course, speed: speed))
             k += 1
         }
         var headings: [HeadingReading] = []

@@ -54,8 +54,8 @@ enum StreamCheck {
                 + "a stream of another sequence?")
         }
         var warnings: [String] = []
-        let expectsTargets = truth.contains { $0.anchors.contains { $0.kind != .plane && $0.isTracked } }
-        let reportsTargets = reported.contains { $0.anchors.contains { $0.kind != .plane } }
+        let expectsTargets = truth.contains { $0.anchors.contains { $0.kind != .plane && $0.kind != .geo && $0.isTracked } }
+        let reportsTargets = reported.contains { $0.anchors.contains { $0.kind != .plane && $0.kind != .geo } }
         if expectsTargets && !reportsTargets {
             warnings.append("\(path) reports no marker or image while \(name) has some in view: every target counts as missed"
                 + (reported.contains { $0.camera.scale != nil } ? " (a world-only run?)" : ""))

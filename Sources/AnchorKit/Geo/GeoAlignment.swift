@@ -36,6 +36,16 @@ public struct GeoAlignment: Equatable, Sendable {
         Transform(rotation: rotation.transposed, translation: world(fromGeoWorld: g))
     }
 
+    /// `world_from_anchor` of a place at geo-world point `g` for a camera at world point `camera`
+    /// in a world meant to be metric: the place's offset from the camera in metres, turned into
+    /// the world's axes. Where odometry's scale has drifted (``scale`` is not 1) the world's unit
+    /// near the camera is no longer a metre, and a place at a fixed world point would sit at the
+    /// wrong distance; here it keeps its true distance from the camera (and moves in the world as
+    /// the camera does). With ``scale`` 1 this is ``worldFromPlace(at:)``.
+    public func worldFromPlace(at g: SIMD3<Double>, seenFrom camera: SIMD3<Double>) -> Transform {
+        Transform(rotation: rotation.transposed, translation: camera + rotation.transposed * (g - geoWorld(fromWorld: camera)))
+    }
+
     /// The compass bearing (radians clockwise from true north) of a horizontal world direction
     /// whose azimuth (radians clockwise from the world's -z, seen from above) is `azimuth`.
     public func bearing(ofWorldAzimuth azimuth: Double) -> Double { azimuth - yaw }

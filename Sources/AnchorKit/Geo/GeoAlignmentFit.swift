@@ -13,6 +13,8 @@ struct GeoAlignmentFit {
         var geoWorld: SIMD3<Double>
         /// The fix's error, metres, 1 σ (inflated by the caller for fixes not independent).
         var horizontalSigma: Double, verticalSigma: Double
+        /// How far (world units of path) the camera has gone since: odometry's scale drifts along it.
+        var pathSince = 0.0
     }
 
     /// A compass reading paired with where the world tracker had the camera look.
@@ -30,12 +32,15 @@ struct GeoAlignmentFit {
     /// An alignment with its uncertainty.
     struct Result {
         var yaw: Double, scale: Double, translation: SIMD3<Double>
-        /// Covariance of (yaw, ln scale, east, south translation): radians, -, metres.
+        /// Covariance of (yaw, ln scale, east, south translation, scale drift): radians, -, metres,
+        /// per world unit of path.
         var covariance: DenseMatrix
         /// Fixes whose normalised error is within the Huber threshold.
         var inliers: Int
         /// RMS of the fixes' horizontal errors, metres.
         var rms: Double
+        /// Whether a prior held the scale (a metric world's), rather than the fixes alone giving it.
+        var scaleWasHeld = false
 
         var yawSigma: Double { covariance[0, 0].squareRoot() }
         var scaleSigma: Double { scale * covariance[1, 1].squareRoot() }
@@ -44,7 +49,7 @@ struct GeoAlignmentFit {
         /// world point `p`.
         func horizontalSigma(at p: SIMD3<Double>) -> Double {
             let j = GeoAlignmentFit.jacobian(yaw: yaw, scale: scale, world: SIMD2(p.x, p.z))
-            let jm = DenseMatrix(rows: 2, columns: 4, values: [j.0.x, j.1.x, 1, 0, j.0.y, j.1.y, 0, 1])
+            let jm = DenseMatrix(rows: 2, columns: 5, values: [j.0.x, j.1.x, 1, 0, 0, j.0.y, j.1.y, 0, 1, 0])
             let c = jm * covariance * jm.transposed
             let (a, b, d) = (c[0, 0], c[0, 1], c[1, 1])
             return ((a + d) / 2 + (((a - d) / 2) * ((a - d) / 2) + b * b).squareRoot()).squareRoot()
@@ -54,6 +59,11 @@ struct GeoAlignmentFit {
     /// Normalised errors beyond this are down-weighted (Huber).
     var huber = 2.0
     var iterations = 10
+    /// Where the camera is now (world), about which odometry's scale drift is fitted: a fix
+    /// `pathSince` units of path back is at scale · (1 - drift · pathSince) there. Nil: no drift.
+    var current: SIMD3<Double>?
+    /// The drift's prior σ, per world unit of path.
+    var driftSigma = 2e-4
 
     /// The fit of `positions` and `headings`, with `scalePrior` (value, σ of its logarithm) on the
     /// scale, or free where nil; nil when they do not fix the yaw (under two fixes and no reading,
@@ -96,9 +106,15 @@ struct GeoAlignmentFit {
 
     private func solve(_ positions: [Position], _ headings: [Heading], _ scalePrior: (value: Double, logSigma: Double)?,
                        from start: (Double, Double)) -> (result: Result, cost: Double)? {
-        var yaw = start.0, logScale = log(max(start.1, 1e-9))
+        var yaw = start.0, logScale = log(max(start.1, 1e-9)), drift = 0.0
+        let pivot = current.map { SIMD2($0.x, $0.z) } ?? .zero
+        // The world point as it would be without the scale's drift since the fix.
+        func undrifted(_ p: Position) -> SIMD2<Double> {
+            let w = SIMD2(p.world.x, p.world.z)
+            return w - drift * p.pathSince * (w - pivot)
+        }
         func predicted(_ p: Position) -> SIMD2<Double> {
-            let c = cos(yaw), s = sin(yaw), w = SIMD2(p.world.x, p.world.z)
+            let c = cos(yaw), s = sin(yaw), w = undrifted(p)
             return exp(logScale) * SIMD2(c * w.x + s * w.y, -s * w.x + c * w.y)
         }
         // The translation that best fits the current yaw and scale: a weighted mean.
@@ -113,39 +129,45 @@ struct GeoAlignmentFit {
         }
         var robust = [Double](repeating: 1, count: positions.count)
         var t = meanTranslation(robust)
-        var normal = DenseMatrix(rows: 4, columns: 4)
+        var normal = DenseMatrix(rows: 5, columns: 5)
         for _ in 0..<iterations {
-            normal = DenseMatrix(rows: 4, columns: 4)
-            var gradient = [Double](repeating: 0, count: 4)
+            normal = DenseMatrix(rows: 5, columns: 5)
+            var gradient = [Double](repeating: 0, count: 5)
             func add(_ row: [Double], _ residual: Double, _ weight: Double) {
-                for a in 0..<4 {
+                for a in 0..<5 {
                     gradient[a] += weight * row[a] * residual
-                    for b in 0..<4 { normal[a, b] += weight * row[a] * row[b] }
+                    for b in 0..<5 { normal[a, b] += weight * row[a] * row[b] }
                 }
             }
             for (k, p) in positions.enumerated() {
                 let r = SIMD2(p.geoWorld.x, p.geoWorld.z) - (predicted(p) + t)
                 let normalised = length(r) / p.horizontalSigma
                 robust[k] = normalised <= huber ? 1 : huber / normalised
-                let (dYaw, dScale) = Self.jacobian(yaw: yaw, scale: exp(logScale), world: SIMD2(p.world.x, p.world.z))
+                let (dYaw, dScale) = Self.jacobian(yaw: yaw, scale: exp(logScale), world: undrifted(p))
+                // d(prediction)/d(drift): the scaled, turned offset from the camera, times the path since.
+                let (_, offset) = Self.jacobian(yaw: yaw, scale: exp(logScale), world: SIMD2(p.world.x, p.world.z) - pivot)
+                let dDrift = current == nil ? .zero : -p.pathSince * offset
                 let w = robust[k] / (p.horizontalSigma * p.horizontalSigma)
-                add([dYaw.x, dScale.x, 1, 0], r.x, w)
-                add([dYaw.y, dScale.y, 0, 1], r.y, w)
+                add([dYaw.x, dScale.x, 1, 0, dDrift.x], r.x, w)
+                add([dYaw.y, dScale.y, 0, 1, dDrift.y], r.y, w)
             }
-            for h in headings { add([1, 0, 0, 0], remainder(h.yaw - yaw, 2 * .pi), 1 / (h.sigma * h.sigma)) }
+            for h in headings { add([1, 0, 0, 0, 0], remainder(h.yaw - yaw, 2 * .pi), 1 / (h.sigma * h.sigma)) }
             if let prior = scalePrior {
-                add([0, 1, 0, 0], log(prior.value) - logScale, 1 / (prior.logSigma * prior.logSigma))
+                add([0, 1, 0, 0, 0], log(prior.value) - logScale, 1 / (prior.logSigma * prior.logSigma))
             } else if positions.count < 3 {
-                add([0, 1, 0, 0], 0 - logScale, 1)  // two fixes cannot tell scale from noise: keep it near 1
+                add([0, 1, 0, 0, 0], 0 - logScale, 1)  // two fixes cannot tell scale from noise: keep it near 1
             }
+            // Without a camera to drift about, the drift stays 0 (its row is the identity's).
+            add([0, 0, 0, 0, 1], -drift, current == nil ? 1 : 1 / (driftSigma * driftSigma))
             // Levenberg's damping keeps a step through a weakly held yaw bounded.
             var damped = normal
-            for a in 0..<4 { damped[a, a] += 1e-9 + 1e-6 * normal[a, a] }
+            for a in 0..<5 { damped[a, a] += 1e-9 + 1e-6 * normal[a, a] }
             guard let inverse = damped.inverse else { return nil }
             let step = inverse * DenseMatrix(vector: gradient)
             yaw += step[0, 0]
             logScale += step[1, 0]
             t += SIMD2(step[2, 0], step[3, 0])
+            drift += step[4, 0]
             if abs(step[0, 0]) < 1e-9 && abs(step[1, 0]) < 1e-9 && length(SIMD2(step[2, 0], step[3, 0])) < 1e-6 { break }
         }
         guard let covariance = normal.inverse else { return nil }
@@ -158,7 +180,8 @@ struct GeoAlignmentFit {
         }
         for h in headings { cost += pow(remainder(h.yaw - yaw, 2 * .pi) / h.sigma, 2) }
         let result = Result(yaw: remainder(yaw, 2 * .pi), scale: exp(logScale), translation: SIMD3(t.x, 0, t.y),
-                            covariance: covariance, inliers: inliers, rms: (squares / Double(positions.count)).squareRoot())
+                            covariance: covariance, inliers: inliers, rms: (squares / Double(positions.count)).squareRoot(),
+                            scaleWasHeld: scalePrior != nil)
         return (result, cost)
     }
 }

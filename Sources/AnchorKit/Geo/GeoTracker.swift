@@ -28,6 +28,9 @@ public struct GeoTracker {
         public var fixCorrelationTime = 2.0
         /// The same for compass readings (magnetic disturbances last seconds).
         public var headingCorrelationTime = 30.0
+        /// The error of a receiver's velocity (Doppler), m/s per horizontal axis: a fix's course is
+        /// good to atan(this / speed), used from ``minimumCourseSpeed`` m/s.
+        public var velocitySigma = 0.15, minimumCourseSpeed = 0.5
         /// Stated where a fix or reading states none: metres (horizontal; vertical twice) and degrees.
         public var defaultHorizontalAccuracy = 10.0, defaultHeadingAccuracy = 15.0
         /// Seconds over which the alignment shown moves to a new fit.
@@ -36,7 +39,12 @@ public struct GeoTracker {
         /// horizontal σ (metres) it is localised with.
         public var minimumFixes = 5, localizedHeadingSigma = 10.0, localizedHorizontalSigma = 10.0
         /// σ of the log of the scale in a metric world (its own scale error).
-        public var metricScaleLogSigma = 0.03
+        public var metricScaleLogSigma = 0.1
+        /// Metres of the camera's path over which a pair's weight falls by e (odometry drifts with
+        /// distance: the alignment is fitted for where the camera is).
+        public var fadeDistance = 150.0
+        /// The relative σ under which the fixes' scale makes a world metric (``metricScale``).
+        public var scaleTolerance = 0.04
         public init() {}
     }
 
@@ -55,8 +63,13 @@ public struct GeoTracker {
     public private(set) var frame: LocalTangentFrame?
 
     private var pending: [LocationFix] = [], pendingHeadings: [HeadingReading] = []
-    private var positions: [(time: Double, pair: GeoAlignmentFit.Position)] = []
-    private var headings: [(time: Double, pair: GeoAlignmentFit.Heading)] = []
+    private var positions: [(time: Double, path: Double, pair: GeoAlignmentFit.Position)] = []
+    private var headings: [(time: Double, path: Double, pair: GeoAlignmentFit.Heading)] = []
+    /// Fixes' courses paired with the direction the camera moved in the world (independent per
+    /// fix, unlike a compass's slowly drifting error).
+    private var courses: [(time: Double, path: Double, pair: GeoAlignmentFit.Heading)] = []
+    /// The length of the camera's path so far, world units.
+    private var travelled = 0.0
     /// Posed frames of the window: time, camera centre (world), view azimuth (world, radians; nil
     /// when the camera looks too steeply up or down for one).
     private var track: [(time: Double, centre: SIMD3<Double>, azimuth: Double?)] = []
@@ -86,10 +99,23 @@ public struct GeoTracker {
         pendingHeadings.append(heading)
     }
 
+    /// Geo metres per unit of a world without a metric scale, once the fixes give it to
+    /// ``Parameters/scaleTolerance`` (1 σ, relative) over enough of a path: the world can be made
+    /// metric by it (``rescale(by:)``). Nil in a metric world and until then.
+    public var metricScale: Double? {
+        guard let fit = fitted, !fit.scaleWasHeld, positions.count >= parameters.minimumFixes,
+              fit.scaleSigma / fit.scale <= parameters.scaleTolerance else { return nil }
+        return fit.scale
+    }
+
     /// The world (and every point the tracker holds) was scaled by `factor` about its origin.
     public mutating func rescale(by factor: Double) {
         for k in positions.indices { positions[k].pair.world *= factor }
         for k in track.indices { track[k].centre *= factor }
+        for k in positions.indices { positions[k].path *= factor }
+        for k in headings.indices { headings[k].path *= factor }
+        for k in courses.indices { courses[k].path *= factor }
+        travelled *= factor
         fitted?.scale /= factor
         shown?.scale /= factor
     }
@@ -102,6 +128,7 @@ public struct GeoTracker {
         if camera.trackingState == .normal {
             let forward = -camera.transform.rotation.columns.2
             let horizontal = (forward.x * forward.x + forward.z * forward.z).squareRoot()
+            if let last = track.last { travelled += length(camera.transform.translation - last.centre) }
             track.append((time, camera.transform.translation, horizontal > 0.5 ? GeoAlignment.azimuth(of: forward) : nil))
         }
         track.removeAll { $0.time < time - parameters.window - 1 }
@@ -118,6 +145,7 @@ public struct GeoTracker {
         }
         positions.removeAll { $0.time < time - parameters.window }
         headings.removeAll { $0.time < time - parameters.window }
+        courses.removeAll { $0.time < time - parameters.window }
         switch parameters.mode {
         case .fused: return try fused(camera: camera, refit: changed, dt: dt)
         case .newestFix: return try naive(camera: camera)
@@ -133,12 +161,19 @@ public struct GeoTracker {
             places = try anchors.map { LocalTangentFrame.geoWorld(fromENU: try frame!.enu(of: $0.coordinate)) }
         }
         guard let centre = trackPoint(at: fix.time)?.centre else { return false }
+        // The course against the way the camera moved over the last half second (the fix is paired
+        // as its time comes: the track does not reach beyond it yet).
+        if fix.course >= 0, fix.speed >= parameters.minimumCourseSpeed, let before = trackPoint(at: fix.time - 0.5)?.centre,
+           length(SIMD2(centre.x - before.x, centre.z - before.z)) > 0 {
+            courses.append((fix.time, travelled, .init(worldAzimuth: GeoAlignment.azimuth(of: centre - before), bearing: fix.course * .pi / 180,
+                                            sigma: max(atan2(parameters.velocitySigma, fix.speed), 0.5 * .pi / 180))))
+        }
         let horizontal = fix.horizontalAccuracy > 0 ? fix.horizontalAccuracy : parameters.defaultHorizontalAccuracy
         let vertical = fix.verticalAccuracy > 0 ? fix.verticalAccuracy : 2 * horizontal
         let spacing = positions.last.map { fix.time - $0.time } ?? parameters.fixCorrelationTime
         let inflation = max(1, parameters.fixCorrelationTime / max(spacing, 1e-3)).squareRoot()
         let geoWorld = LocalTangentFrame.geoWorld(fromENU: try frame!.enu(of: fix.coordinate))
-        positions.append((fix.time, .init(world: centre, geoWorld: geoWorld, horizontalSigma: horizontal * inflation,
+        positions.append((fix.time, travelled, .init(world: centre, geoWorld: geoWorld, horizontalSigma: horizontal * inflation,
                                           verticalSigma: vertical * inflation)))
         return true
     }
@@ -148,7 +183,7 @@ public struct GeoTracker {
         let sigma = reading.headingAccuracy > 0 ? reading.headingAccuracy : parameters.defaultHeadingAccuracy
         let spacing = headings.last.map { reading.time - $0.time } ?? parameters.headingCorrelationTime
         let inflation = max(1, parameters.headingCorrelationTime / max(spacing, 1e-3)).squareRoot()
-        headings.append((reading.time, .init(worldAzimuth: azimuth, bearing: reading.heading * .pi / 180,
+        headings.append((reading.time, travelled, .init(worldAzimuth: azimuth, bearing: reading.heading * .pi / 180,
                                              sigma: sigma * .pi / 180 * inflation)))
         return true
     }
@@ -171,7 +206,24 @@ public struct GeoTracker {
         guard let frame else { return Update(status: .init(state: .notAvailable, reason: .waitingForLocation), anchors: []) }
         if refit, positions.count >= 2 || !headings.isEmpty {
             let prior = camera.scale == .metric ? (value: 1.0, logSigma: parameters.metricScaleLogSigma) : nil
-            fitted = GeoAlignmentFit().fit(positions: positions.map(\.pair), headings: headings.map(\.pair), scalePrior: prior)
+            // Odometry drifts with distance: pairs count less the farther the camera has gone since,
+            // so that the alignment holds where the camera is.
+            func fading(_ path: Double) -> Double { exp((travelled - path) / (2 * parameters.fadeDistance)) }
+            let faded = positions.map { p -> GeoAlignmentFit.Position in
+                var pair = p.pair
+                pair.horizontalSigma *= fading(p.path)
+                pair.verticalSigma *= fading(p.path)
+                pair.pathSince = travelled - p.path
+                return pair
+            }
+            let turns = (headings + courses).map { h -> GeoAlignmentFit.Heading in
+                var pair = h.pair
+                pair.sigma *= fading(h.path)
+                return pair
+            }
+            var fit = GeoAlignmentFit()
+            fit.current = camera.transform.translation
+            fitted = fit.fit(positions: faded, headings: turns, scalePrior: prior)
         }
         guard let fit = fitted else {
             let reason: GeoTrackingStatus.Reason = track.isEmpty ? .worldTrackingUnstable : .insufficientMotion
@@ -182,11 +234,16 @@ public struct GeoTracker {
               horizontal <= parameters.localizedHorizontalSigma else {
             return Update(status: .init(state: .initializing, reason: .insufficientMotion), anchors: [])
         }
+        // Content on a place is drawn in metres: in a world of unknown unit it would be misplaced
+        // in depth and size (the fixes make the world metric once they give its scale).
+        guard camera.scale != .arbitrary else {
+            return Update(status: .init(state: .initializing, reason: .worldScaleUnknown), anchors: [])
+        }
         let target = GeoAlignment(origin: frame.origin, yaw: fit.yaw, scale: fit.scale, translation: fit.translation)
         shown = shown.map { blended($0, toward: target, share: parameters.blendTime > 0 ? min(1, dt / parameters.blendTime) : 1) } ?? target
         let status = GeoTrackingStatus(state: .localized, accuracy: GeoTrackingStatus.accuracy(horizontal: horizontal, heading: heading),
                                        horizontalAccuracy: horizontal, headingAccuracy: heading)
-        return Update(status: status, alignment: shown, anchors: placed(by: shown!, accuracy: horizontal))
+        return Update(status: status, alignment: shown, anchors: placed(by: shown!, camera: camera.transform.translation, accuracy: horizontal))
     }
 
     private func naive(camera: CameraState) throws -> Update {
@@ -205,7 +262,8 @@ public struct GeoTracker {
         let heading = reading.headingAccuracy > 0 ? reading.headingAccuracy : parameters.defaultHeadingAccuracy
         let status = GeoTrackingStatus(state: .localized, accuracy: GeoTrackingStatus.accuracy(horizontal: horizontal, heading: heading),
                                        horizontalAccuracy: horizontal, headingAccuracy: heading)
-        return Update(status: status, alignment: alignment, anchors: placed(by: alignment, accuracy: horizontal))
+        return Update(status: status, alignment: alignment, anchors: placed(by: alignment, camera: camera.transform.translation,
+                                                                            accuracy: horizontal))
     }
 
     /// `a` moved by `share` of the way to `b`.
@@ -214,10 +272,11 @@ public struct GeoTracker {
                      scale: a.scale * pow(b.scale / a.scale, share), translation: a.translation + share * (b.translation - a.translation))
     }
 
-    private func placed(by alignment: GeoAlignment, accuracy: Double) -> [Anchor] {
+    /// The anchors, at their metric offsets from the camera (at `camera`, world).
+    private func placed(by alignment: GeoAlignment, camera: SIMD3<Double>, accuracy: Double) -> [Anchor] {
         zip(anchors, places).map { anchor, place in
             var a = Anchor(identifier: anchor.identifier, kind: .geo, name: anchor.name, isTracked: true,
-                           transform: alignment.worldFromPlace(at: place), extent: .zero)
+                           transform: alignment.worldFromPlace(at: place, seenFrom: camera), extent: .zero)
             a.coordinate = anchor.coordinate
             a.geoAccuracy = accuracy
             return a

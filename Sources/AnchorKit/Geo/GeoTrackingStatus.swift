@@ -27,6 +27,9 @@ public struct GeoTrackingStatus: Equatable, Sendable, Codable {
         case worldTrackingUnstable
         /// Fixes so far do not fix the world's yaw: the camera has to move, or a compass is needed.
         case insufficientMotion
+        /// The world has no metric scale yet (no target of known size, no inertial scale): the
+        /// fixes give it once the path is long enough.
+        case worldScaleUnknown
     }
 
     public var state: State

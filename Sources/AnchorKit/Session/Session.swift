@@ -96,7 +96,7 @@ public final class Session {
             }
         }
         if configuration.location != nil || !configuration.geoAnchors.isEmpty {
-            guard world != nil else { throw InputError("location", "geo tracking needs world tracking (the fixes are fitted to its trajectory)") }
+            guard world != nil else { throw InputError("location", "geo tracking needs world tracking (the fixes are fitted to its trajectory): set worldTracking, or leave location and geoAnchors empty") }
             var geo = GeoTracker(anchors: configuration.geoAnchors, parameters: configuration.geoTracking)
             for fix in configuration.location?.fixes ?? [] { try geo.add(fix) }
             for heading in configuration.location?.headings ?? [] { geo.add(heading) }
@@ -351,6 +351,9 @@ public final class Session {
             if factor == nil, location.scale == .arbitrary, let height = configuration.cameraHeight, let alignment {
                 factor = scaleFromCameraHeight(height, cameraY: (alignment * pose).translation.y)
             }
+            // Position fixes over a long enough path give the scale too (a drive at constant speed
+            // gives an inertial log none).
+            if factor == nil, location.scale == .arbitrary, let metres = geo?.metricScale { factor = metres }
             if let factor {
                 world.rescale(by: factor)
                 planes?.rescale(by: factor)

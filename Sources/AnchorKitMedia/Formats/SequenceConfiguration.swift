@@ -33,8 +33,9 @@ extension ReferenceImageSet {
 
 extension Configuration {
     /// The configuration a recorded sequence describes: its camera, markers, QR codes (each
-    /// payload's size), reference images and per-frame gravity (which aligns a world tracked by odometry), loaded from the
-    /// sequence folder. World tracking stays off until set.
+    /// payload's size), reference images, per-frame gravity (which aligns a world tracked by odometry), the inertial
+    /// log, and the location log and geo anchors, loaded from the sequence folder. World tracking stays off until set
+    /// (geo tracking needs it).
     public init(sequence: RecordedSequence) throws {
         let d = sequence.description
         let images = try d.images.flatMap { $0.isEmpty ? nil : try ReferenceImageSet(targets: $0, folder: sequence.folder) }
@@ -44,5 +45,7 @@ extension Configuration {
         }
         gravity = try d.gravity.map { try GravityFile.read(contentsOf: sequence.resolve($0)) }
         inertial = try d.imu.map { try InertialLog.read(contentsOf: sequence.resolve($0.file)) }
+        location = try d.location.map { try LocationLogFile.read(contentsOf: sequence.resolve($0)).log }
+        geoAnchors = (d.geoAnchors ?? []).map(\.geoAnchor)
     }
 }
