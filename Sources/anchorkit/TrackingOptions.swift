@@ -197,7 +197,7 @@ struct TrackingOptions: ParsableArguments {
             let contents = try LocationLogFile.read(contentsOf: locationFile, offset: locationOffset)
             let duration = input.source.expectedFrameCount.map { Double($0) / input.source.framesPerSecond }
             for warning in contents.warnings + (duration.map { contents.warnings(forVideoDuration: $0) } ?? []) {
-                FileHandle.standardError.write(Data("anchorkit: warning: \(locationFile): \(warning)\n".utf8))
+                FileHandle.standardError.write(Data("anchorkit: warning: \(warning)\n".utf8))  // warnings name the file
             }
             configuration.location = contents.log
             configuration.geoAnchors = places

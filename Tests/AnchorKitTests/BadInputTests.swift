@@ -221,6 +221,25 @@ struct BadInputTests {
         CLI.expectCleanFailure(r, mentions: [path, mention], outputFolder: out)
     }
 
+    /// Geo input (issue 26): a location log that is empty, holds an impossible coordinate or is
+    /// not a log at all, and places given badly, each refused in one line before any output.
+    @Test(arguments: [
+        ("log.jsonl", "", ["log.jsonl", "empty"], [String]()),
+        ("log.jsonl", #"{"time": 0, "latitude": 91, "longitude": 18}"# + "\n", ["log.jsonl", "line 1", "latitude"], []),
+        ("log.gpx", "<gpx><trk><trkseg><trkpt lat=\"45\" lon=\"18\"><time>2026-01-01T00:00:00Z</time></trkpt>\n", ["log.gpx", "malformed XML"], []),
+        ("log.nmea", "not a sentence\n", ["log.nmea", "not a location log"], []),
+        ("log.nmea", "$GPRMC,123519,V,4807.038,N,01131.000,E,022.4,084.4,230394,003.1,W\n", ["log.nmea", "no location fix"], []),
+        ("log.jsonl", #"{"time": 0, "latitude": 45, "longitude": 18}"# + "\n", ["--geo-anchor", "NAME=LAT,LON"], ["--geo-anchor", "fountain"]),
+        ("log.jsonl", #"{"time": 0, "latitude": 45, "longitude": 18}"# + "\n", ["--geo-anchor", "latitude"], ["--geo-anchor", "fountain=95,18"]),
+    ])
+    func badGeoInput(_ name: String, _ contents: String, _ mentions: [String], _ extra: [String]) async throws {
+        let work = TemporaryFolder()
+        let log = try work.write(name, contents)
+        let out = TemporaryFolder()
+        let r = try await CLI.run(["track", Paths.dataset("markers-blur"), "--location", log, "-o", out.file("a.jsonl"), "--quiet"] + extra)
+        CLI.expectCleanFailure(r, mentions: mentions, outputFolder: out)
+    }
+
     @Test func implausibleImageWidth() async throws {
         let out = TemporaryFolder()
         let picture = Paths.dataset("images-still") + "/targets/starry.png"

@@ -22,17 +22,11 @@ public struct LocalTangentFrame: Hashable, Sendable {
     ///   is beyond ±90° or a value is not finite; the message names it. Longitudes beyond ±180°
     ///   are taken modulo 360°.
     public func enu(of coordinates: [GeoCoordinate]) throws -> [SIMD3<Double>] {
-        var lla = [Double]()
-        lla.reserveCapacity(3 * coordinates.count)
-        for c in coordinates {
-            lla.append(c.latitude)
-            lla.append(c.longitude)
-            lla.append(c.altitude)
-        }
+        let lla = Self.flattened(coordinates.map { SIMD3($0.latitude, $0.longitude, $0.altitude) })
         var enu = [Double](repeating: 0, count: lla.count)
         try checkGeodesy(ak_enu_from_geodetic(origin.latitude, origin.longitude, origin.altitude, lla,
                                               try pointCount(coordinates.count), &enu))
-        return stride(from: 0, to: enu.count, by: 3).map { SIMD3(enu[$0], enu[$0 + 1], enu[$0 + 2]) }
+        return Self.triples(enu)
     }
 
     /// East, north and up metres of `coordinate`; throws as `enu(of:)` of an array.
@@ -46,19 +40,19 @@ public struct LocalTangentFrame: Hashable, Sendable {
     /// - Throws: `NativeError` (`.invalidArgument`) when the origin's latitude is beyond ±90° or
     ///   a value is not finite; the message names it.
     public func coordinates(of enu: [SIMD3<Double>]) throws -> [GeoCoordinate] {
-        var flat = [Double]()
-        flat.reserveCapacity(3 * enu.count)
-        for p in enu {
-            flat.append(p.x)
-            flat.append(p.y)
-            flat.append(p.z)
-        }
+        let flat = Self.flattened(enu)
         var lla = [Double](repeating: 0, count: flat.count)
         try checkGeodesy(ak_geodetic_from_enu(origin.latitude, origin.longitude, origin.altitude, flat,
                                               try pointCount(enu.count), &lla))
-        return stride(from: 0, to: lla.count, by: 3).map {
-            GeoCoordinate(latitude: lla[$0], longitude: lla[$0 + 1], altitude: lla[$0 + 2])
-        }
+        return Self.triples(lla).map { GeoCoordinate(latitude: $0.x, longitude: $0.y, altitude: $0.z) }
+    }
+
+    /// Triples as the C API takes them: x0, y0, z0, x1, ...
+    private static func flattened(_ triples: [SIMD3<Double>]) -> [Double] { triples.flatMap { [$0.x, $0.y, $0.z] } }
+
+    /// The C API's flat triples back.
+    private static func triples(_ flat: [Double]) -> [SIMD3<Double>] {
+        stride(from: 0, to: flat.count, by: 3).map { SIMD3(flat[$0], flat[$0 + 1], flat[$0 + 2]) }
     }
 
     /// The place at east-north-up position `enu` (metres); throws as `coordinates(of:)`.
