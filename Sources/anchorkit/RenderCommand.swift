@@ -35,6 +35,15 @@ struct RenderCommand: ParsableCommand {
     @Flag(help: "Also draw each anchor's axes, corners and id, plane polygons, and the tracking state.")
     var debug = false
 
+    @Option(help: "Geo tracking: an arrow 4 m ahead pointing toward the geo anchor NAME, with its distance (a tour's next landmark).")
+    var geoArrow: String?
+
+    @Option(help: "Geo tracking: a route through the geo anchors NAME,NAME,... in order, drawn on the ground with turn arrows.")
+    var geoRoute: String?
+
+    @Option(help: "How high the camera is above the ground the route is drawn on, metres (default 1.5: a phone at eye height).")
+    var cameraAboveGround = 1.5
+
     @Flag(help: "Light overlays as the scene is lit: dimmed or brightened with each frame's light estimate (ambient intensity / 1000).")
     var matchLight = false
 
@@ -59,7 +68,17 @@ struct RenderCommand: ParsableCommand {
                                   inputs: [input, anchors] + tracking.inputFiles + pictures, replacing: !overwrite.noOverwrite)
             let started = Date()
             let placements = try overlays.map(OverlayArgument.anchored) + taps.map(OverlayArgument.tap)
-            guard !placements.isEmpty || debug else { throw ValidationError("nothing to draw: give --overlay NAME=CONTENT, --tap, or --debug") }
+            var guidance = GeoGuidance(arrowTarget: geoArrow, route: geoRoute.map { $0.split(separator: ",").map(String.init) } ?? [])
+            guard cameraAboveGround.isFinite, cameraAboveGround > 0 else { throw ValidationError("--camera-above-ground must be a positive number of metres") }
+            guidance.routeBelowEye = cameraAboveGround
+            guard guidance.route.count != 1 else { throw ValidationError("--geo-route needs at least two geo anchors, NAME,NAME,...") }
+            let guiding = guidance.arrowTarget != nil || !guidance.route.isEmpty
+            guard !placements.isEmpty || debug || guiding else {
+                throw ValidationError("nothing to draw: give --overlay NAME=CONTENT, --tap, --geo-arrow, --geo-route or --debug")
+            }
+            if guiding, tracking.location == nil, anchors == nil, (try? RecordedSequence(folder: input))?.description.location == nil {
+                throw ValidationError("--geo-arrow and --geo-route need a location log: give --location FILE")
+            }
             if let still, still < 0 { throw ValidationError("--still must be a frame index (>= 0)") }
             var tracking = self.tracking
             if !taps.isEmpty && tracking.planes == nil && anchors == nil && tracking.poses == nil { tracking.planes = "horizontal,vertical" }
@@ -101,6 +120,7 @@ struct RenderCommand: ParsableCommand {
                 if still == nil || still == frame.index {
                     var picture = try compositor.composite(instances, of: scene, over: frame.image, camera: update.camera,
                                                            light: matchLight ? update.lightEstimate : nil)
+                    if guiding { picture = try guidance.draw(update, over: picture) }
                     if debug { picture = try DebugView.draw(update, over: picture) }
                     try sink.write(picture)
                     if !instances.isEmpty { drawn += 1 }

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 @testable import AnchorKit
 @testable import AnchorKitSynthesis
+import AnchorKitRendering
 
 /// `GeoTracker` on street-walk's true camera path (no odometry error) with the location log the
 /// generator simulates for it (1 Hz fixes σ 5 m with a drifting bias, a biased 10 Hz compass with
@@ -48,5 +49,29 @@ struct GeoTrackingTests {
         #expect(naive.metres > 3 * fused.metres)
         #expect(naive.degrees > 3 * fused.degrees)
         #expect(fused.localized > 1500)
+    }
+}
+
+/// `GeoGuidance` draws its arrow where the camera would see it: 4 m ahead, 1.2 m below the eye.
+@Suite("Geo guidance")
+struct GeoGuidanceTests {
+    @Test func arrowLiesAheadAndBelow() throws {
+        let camera = try CameraIntrinsics(width: 640, height: 480, fx: 525, fy: 525, cx: 319.5, cy: 239.5)
+        let state = CameraState(transform: .identity, trackingState: .normal, intrinsics: camera, scale: .metric)
+        var update = FrameUpdate(frame: 0, time: 0, camera: state, anchors: [
+            Anchor(identifier: "geo/tower", kind: .geo, name: "tower", isTracked: true,
+                   transform: Transform(translation: SIMD3(0, 0, -100)), extent: .zero)])
+        update.geoTracking = GeoTrackingStatus(state: .localized)
+        let blank = try Image.filled(width: 640, height: 480, channels: 3, value: 0)
+        let drawn = try GeoGuidance(arrowTarget: "tower").draw(update, over: blank)
+        // The arrow's centre 4 m ahead and 1.2 m down projects to (319.5, 239.5 + 525 * 1.2 / 4).
+        let row = 239 + Int((525 * 1.2 / 4).rounded())
+        func painted(_ image: Image) -> Bool {
+            (300...340).contains { x in (row - 20...row + 20).contains { y in (0..<3).contains { image.pixel(x: x, y: y, channel: $0) > 100 } } }
+        }
+        #expect(painted(drawn))
+        // Not localised: nothing is drawn.
+        update.geoTracking = GeoTrackingStatus(state: .initializing, reason: .insufficientMotion)
+        #expect(!painted(try GeoGuidance(arrowTarget: "tower").draw(update, over: blank)))
     }
 }

@@ -19,7 +19,9 @@ public struct GeoTracker {
         case newestFix
     }
 
+    /// How fixes and readings are weighed (defaults for a phone's receiver and compass).
     public struct Parameters: Sendable {
+        /// Fused, or the naive baseline.
         public var mode = Mode.fused
         /// Seconds of fixes and readings fitted together.
         public var window = 60.0
@@ -50,6 +52,7 @@ public struct GeoTracker {
 
     /// What the tracker gives for a frame.
     public struct Update: Sendable {
+        /// The frame's geo-tracking state and accuracy.
         public var status: GeoTrackingStatus
         /// Nil until localised.
         public var alignment: GeoAlignment?
@@ -58,6 +61,7 @@ public struct GeoTracker {
     }
 
     public let parameters: Parameters
+    /// The places reported, in this order.
     public let anchors: [GeoAnchor]
     /// The geo world's origin: the first fix.
     public private(set) var frame: LocalTangentFrame?
@@ -91,12 +95,17 @@ public struct GeoTracker {
             throw InputError("location", "fix at \(fix.time) s: impossible coordinate \(fix.coordinate.latitude), \(fix.coordinate.longitude)")
         }
         pending.append(fix)
+        // Fixes handed over live may arrive out of order; they are taken in time order.
+        if pending.count > 1, pending[pending.count - 2].time > fix.time { pending.sort { $0.time < $1.time } }
     }
 
     /// Queues a compass reading.
     public mutating func add(_ heading: HeadingReading) {
         guard heading.time.isFinite, heading.heading.isFinite else { return }
         pendingHeadings.append(heading)
+        if pendingHeadings.count > 1, pendingHeadings[pendingHeadings.count - 2].time > heading.time {
+            pendingHeadings.sort { $0.time < $1.time }
+        }
     }
 
     /// Geo metres per unit of a world without a metric scale, once the fixes give it to

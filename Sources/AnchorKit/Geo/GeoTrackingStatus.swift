@@ -32,8 +32,11 @@ public struct GeoTrackingStatus: Equatable, Sendable, Codable {
         case worldScaleUnknown
     }
 
+    /// Whether the world is placed.
     public var state: State
+    /// How well; `undetermined` until localised.
     public var accuracy: Accuracy
+    /// Why it is not localised; nil when it is.
     public var reason: Reason?
     /// Metres, 1 σ, where the world puts the camera on the Earth (horizontally).
     public var horizontalAccuracy: Double?
@@ -57,7 +60,9 @@ public struct GeoTrackingStatus: Equatable, Sendable, Codable {
 /// A place given by coordinate, to put content at (ARKit's `ARGeoAnchor`). In the stream an
 /// anchor of type `geo`, id `geo/<name>`, listed once the world is localised.
 public struct GeoAnchor: Hashable, Sendable {
+    /// The place's name: the anchor's id is `geo/<name>`.
     public var name: String
+    /// Where it is on the Earth.
     public var coordinate: GeoCoordinate
 
     public init(name: String, coordinate: GeoCoordinate) {

@@ -45,7 +45,9 @@ public struct HeadingReading: Hashable, Sendable {
 /// The fixes and compass readings recorded beside a video, each in time order, times in seconds
 /// of the video.
 public struct LocationLog: Hashable, Sendable {
+    /// Position fixes, in time order.
     public var fixes: [LocationFix]
+    /// Compass readings, in time order.
     public var headings: [HeadingReading]
 
     public init(fixes: [LocationFix] = [], headings: [HeadingReading] = []) {
