@@ -7,7 +7,9 @@ import AnchorKit
 /// The street (scene coordinates, metres, +y up): 16 m between façades (x = ±8), running along
 /// -z from z = +10 to z = -150, paved, the façades 14 m high, a building across its far end.
 /// Façades and paving are mosaics of photographs (``TextureMosaic``) at 3 and 2 cm per texel,
-/// shaded by their orientation under a light from the south-west.
+/// shaded by their orientation under a light from the south-west. They are not listed as plane
+/// surfaces in ground truth (these sequences measure geo tracking; dozens of blocks would make
+/// the truth file several times the video's size).
 public enum OutdoorScenes {
     /// Names of the scenes ``scene(named:frameCount:)`` builds.
     public static let names = ["street-walk", "street-drive"]
@@ -119,24 +121,21 @@ public enum OutdoorScenes {
                 texture: try TextureMosaic.make(width: Int(((width + 2 * margin) / pavingTexel).rounded()),
                                                 height: Int((length / pavingTexel).rounded()), style: paving, seed: seed + 10 * UInt64(b)),
                 size: SIMD2(width + 2 * margin, length), pose: { _ in MarkerScenes.lying(at: SIMD3(0, 0, middle)) },
-                gain: { _ in shade(SIMD3(0, 1, 0)) },
-                surface: .init(name: "ground-\(b)", alignment: .horizontal, extent: SIMD2(width, block))))
+                gain: { _ in shade(SIMD3(0, 1, 0)) }))
             for (side, normal) in [(0, SIMD3<Double>(1, 0, 0)), (1, SIMD3(-1, 0, 0))] {
                 let centre = SIMD3(-normal.x * halfWidth, facadeHeight / 2, middle)
                 facades.append(try facade(normal: normal, centre: centre, width: length, texel: facadeTexel,
-                                          tint: b + side, seed: seed + 10 * UInt64(b) + 1 + UInt64(side),
-                                          name: "facade-\(side == 0 ? "left" : "right")-\(b)"))
+                                          tint: b + side, seed: seed + 10 * UInt64(b) + 1 + UInt64(side)))
             }
         }
         let end = try facade(normal: SIMD3(0, 0, 1), centre: SIMD3(0, facadeHeight / 2, far), width: width + 2 * margin,
-                             texel: facadeTexel, tint: 2, seed: seed + 9, name: "facade-end")
+                             texel: facadeTexel, tint: 2, seed: seed + 9)
         return ground + facades + [end]
     }
 
     /// A building's front facing `normal`, `width` metres wide and ``facadeHeight`` high, centred at
     /// `centre`: a mosaic of photographs in one of three tints.
-    static func facade(normal: SIMD3<Double>, centre: SIMD3<Double>, width: Double, texel: Double, tint: Int, seed: UInt64,
-                       name: String) throws -> ScenePlane {
+    static func facade(normal: SIMD3<Double>, centre: SIMD3<Double>, width: Double, texel: Double, tint: Int, seed: UInt64) throws -> ScenePlane {
         var style = TextureMosaic.Style(photos: facadePhotos, tile: 90)
         style.zoom = 1.3...2.6
         style.saturation = 0.4
@@ -145,8 +144,7 @@ public enum OutdoorScenes {
         return ScenePlane(
             texture: try TextureMosaic.make(width: Int((width / texel).rounded()), height: Int((facadeHeight / texel).rounded()),
                                             style: style, seed: seed),
-            size: SIMD2(width, facadeHeight), pose: { _ in pose }, gain: { _ in shade(normal) },
-            surface: .init(name: name, alignment: .vertical))
+            size: SIMD2(width, facadeHeight), pose: { _ in pose }, gain: { _ in shade(normal) })
     }
 
     /// Brightness of a surface facing `normal` (scene axes) in daylight from above and the south-west.

@@ -123,7 +123,7 @@ struct RenderCommand: ParsableCommand {
                     if guiding { picture = try guidance.draw(update, over: picture) }
                     if debug { picture = try DebugView.draw(update, over: picture) }
                     try sink.write(picture)
-                    if !instances.isEmpty { drawn += 1 }
+                    if !instances.isEmpty || (guiding && update.geoTracking?.state == .localized) { drawn += 1 }
                 }
                 frames += 1
                 progress.update(done: frames, total: still.map { $0 + 1 } ?? input.source.expectedFrameCount)

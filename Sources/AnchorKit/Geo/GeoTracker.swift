@@ -3,7 +3,7 @@ import Foundation
 /// Places the session's world on the Earth from position fixes and compass readings (issue 26):
 /// each fix is paired with where the world tracker had the camera at the fix's time, each reading
 /// with where it looked, and the ``GeoAlignment`` is fitted to the pairs of a sliding window
-/// (``GeoAlignmentFit``: robust, weighted by the stated accuracies, the compass a prior on the
+/// (`GeoAlignmentFit`: robust, weighted by the stated accuracies, the compass a prior on the
 /// yaw, the scale free unless the world is metric). The alignment shown moves to each new fit
 /// over ``Parameters/blendTime``, so content on geo anchors glides rather than jumps.
 ///
@@ -66,7 +66,9 @@ public struct GeoTracker {
     /// The geo world's origin: the first fix.
     public private(set) var frame: LocalTangentFrame?
 
+    /// Fixes and readings queued, in time order; those before the indices are taken.
     private var pending: [LocationFix] = [], pendingHeadings: [HeadingReading] = []
+    private var nextFix = 0, nextHeading = 0
     private var positions: [(time: Double, path: Double, pair: GeoAlignmentFit.Position)] = []
     private var headings: [(time: Double, path: Double, pair: GeoAlignmentFit.Heading)] = []
     /// Fixes' courses paired with the direction the camera moved in the world (independent per
@@ -96,15 +98,15 @@ public struct GeoTracker {
         }
         pending.append(fix)
         // Fixes handed over live may arrive out of order; they are taken in time order.
-        if pending.count > 1, pending[pending.count - 2].time > fix.time { pending.sort { $0.time < $1.time } }
+        if pending.count - nextFix > 1, pending[pending.count - 2].time > fix.time { pending[nextFix...].sort { $0.time < $1.time } }
     }
 
     /// Queues a compass reading.
     public mutating func add(_ heading: HeadingReading) {
         guard heading.time.isFinite, heading.heading.isFinite else { return }
         pendingHeadings.append(heading)
-        if pendingHeadings.count > 1, pendingHeadings[pendingHeadings.count - 2].time > heading.time {
-            pendingHeadings.sort { $0.time < $1.time }
+        if pendingHeadings.count - nextHeading > 1, pendingHeadings[pendingHeadings.count - 2].time > heading.time {
+            pendingHeadings[nextHeading...].sort { $0.time < $1.time }
         }
     }
 
@@ -142,15 +144,15 @@ public struct GeoTracker {
         }
         track.removeAll { $0.time < time - parameters.window - 1 }
         var changed = false
-        while let fix = pending.first, fix.time <= time + 1e-9 {
-            pending.removeFirst()
-            newestFix = fix
-            changed = try pair(fix) || changed
+        while nextFix < pending.count, pending[nextFix].time <= time + 1e-9 {
+            newestFix = pending[nextFix]
+            nextFix += 1
+            changed = try pair(newestFix!) || changed
         }
-        while let reading = pendingHeadings.first, reading.time <= time + 1e-9 {
-            pendingHeadings.removeFirst()
-            newestHeading = reading
-            changed = pair(reading) || changed
+        while nextHeading < pendingHeadings.count, pendingHeadings[nextHeading].time <= time + 1e-9 {
+            newestHeading = pendingHeadings[nextHeading]
+            nextHeading += 1
+            changed = pair(newestHeading!) || changed
         }
         positions.removeAll { $0.time < time - parameters.window }
         headings.removeAll { $0.time < time - parameters.window }

@@ -204,7 +204,9 @@ public final class Session {
         events.removed += planeEvents.removed
         for tracked in trackedRaycasts { tracked.update(raycast(tracked.query)) }
         trackedRaycasts.removeAll { !$0.isTracking }
+        let geoing = StageProfile.now()
         let geoUpdate = try geo?.update(time: frame.time, camera: camera)
+        if geo != nil { ownProfile.add(.geoTracking, since: geoing) }
         for anchor in geoUpdate?.anchors ?? [] {
             if geoAnchorsShown.insert(anchor.identifier).inserted { events.added.append(anchor) } else { events.updated.append(anchor) }
         }

@@ -53,6 +53,8 @@ public struct StageProfile: Sendable {
         case planes
         /// Of plane detection: walls from their foot (line segments, laid on the floor).
         case wallEdges
+        /// Geo tracking: fixes and readings paired and fitted, geo anchors placed.
+        case geoTracking
         /// Writing the anchor stream.
         case writing
 
@@ -79,6 +81,7 @@ public struct StageProfile: Sendable {
             case .worldPose: return "  of which pose (PnP)"
             case .keyframes: return "  of which keyframes"
             case .planes: return "planes"
+            case .geoTracking: return "geo tracking"
             case .wallEdges: return "  of which wall feet"
             case .writing: return "writing"
             }
