@@ -46,15 +46,8 @@ struct GeoTrackingTests {
     /// places: localised within 10 s, then within 3.5 m and 3° (median; measured 2.16 m and
     /// 2.02°), jitter under 1 px RMS (0.28).
     @Test func committedWalkIsLocalised() throws {
-        let sequence = try RecordedSequence(folder: Paths.dataset("street-walk"))
-        let truth = try #require(try sequence.groundTruth())
-        var configuration = try Configuration(sequence: sequence)
-        configuration.worldTracking = .visualOdometry(VisualOdometry.Parameters())
-        let session = try Session(configuration: configuration)
-        let frames = try sequence.openFrames()
-        var updates: [FrameUpdate] = []
-        while let frame = try frames.nextFrame() { updates.append(try session.process(frame)) }
-        let geo = try #require(GeoScorer(camera: configuration.camera).score(reported: updates, truth: truth))
+        let (updates, truth) = try WorldRun.track(Paths.dataset("street-walk"))
+        let geo = try #require(GeoScorer(camera: updates[0].camera.intrinsics).score(reported: updates, truth: truth))
         #expect(try #require(geo.firstLocalizedTime) < 10)
         #expect(try #require(geo.horizontalErrorMetres).median < 3.5)
         #expect(try #require(geo.headingErrorDegrees).median < 3)

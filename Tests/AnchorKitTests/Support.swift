@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import AnchorKit
+import AnchorKitMedia
 
 /// Shared helpers of the test suite: paths, temporary folders, error texts, tolerances.
 enum Paths {
@@ -177,3 +178,18 @@ func isNear(_ a: Transform, _ b: Transform, _ tolerance: Double = 1e-12) -> Bool
 
 /// A 640 x 480 pinhole camera for camera states and streams whose intrinsics a test does not use.
 let testCamera = try! CameraIntrinsics(width: 640, height: 480, fx: 500, fy: 500, cx: 319.5, cy: 239.5)
+
+/// A recorded sequence run through a session with world tracking (visual odometry), as a user
+/// of `track --world` would, with its ground truth.
+enum WorldRun {
+    static func track(_ folder: String) throws -> (updates: [FrameUpdate], truth: [FrameUpdate]) {
+        let sequence = try RecordedSequence(folder: folder)
+        var configuration = try Configuration(sequence: sequence)
+        configuration.worldTracking = .visualOdometry(VisualOdometry.Parameters())
+        let session = try Session(configuration: configuration)
+        let frames = try sequence.openFrames()
+        var updates: [FrameUpdate] = []
+        while let frame = try frames.nextFrame() { updates.append(try session.process(frame)) }
+        return (updates, try #require(try sequence.groundTruth()))
+    }
+}

@@ -15,14 +15,7 @@ struct WorldFromTargetsTests {
     private static func track(_ scene: SyntheticScene, named name: String) throws -> (updates: [FrameUpdate], truth: [FrameUpdate]) {
         let folder = TemporaryFolder(name)
         try SequenceSynthesizer().write(scene, to: folder.file("sequence"))
-        let sequence = try RecordedSequence(folder: folder.file("sequence"))
-        var configuration = try Configuration(sequence: sequence)
-        configuration.worldTracking = .visualOdometry(VisualOdometry.Parameters())
-        let session = try Session(configuration: configuration)
-        let frames = try sequence.openFrames()
-        var updates: [FrameUpdate] = []
-        while let frame = try frames.nextFrame() { updates.append(try session.process(frame)) }
-        return (updates, try #require(try sequence.groundTruth()))
+        return try WorldRun.track(folder.file("sequence"))
     }
 
     /// markers-plain-walls' first 90 frames (of 180): six 18 cm markers on painted walls and a

@@ -254,7 +254,8 @@ public struct GeoTracker {
         shown = shown.map { blended($0, toward: target, share: parameters.blendTime > 0 ? min(1, dt / parameters.blendTime) : 1) } ?? target
         let status = GeoTrackingStatus(state: .localized, accuracy: GeoTrackingStatus.accuracy(horizontal: horizontal, heading: heading),
                                        horizontalAccuracy: horizontal, headingAccuracy: heading)
-        return Update(status: status, alignment: shown, anchors: placed(by: shown!, camera: camera.transform.translation, accuracy: horizontal))
+        return Update(status: status, alignment: shown, anchors: placed(by: shown!, camera: camera.transform.translation, accuracy: horizontal,
+                                                                            headingSigma: fit.yawSigma))
     }
 
     private func naive(camera: CameraState) throws -> Update {
@@ -274,7 +275,7 @@ public struct GeoTracker {
         let status = GeoTrackingStatus(state: .localized, accuracy: GeoTrackingStatus.accuracy(horizontal: horizontal, heading: heading),
                                        horizontalAccuracy: horizontal, headingAccuracy: heading)
         return Update(status: status, alignment: alignment, anchors: placed(by: alignment, camera: camera.transform.translation,
-                                                                            accuracy: horizontal))
+                                                                            accuracy: horizontal, headingSigma: heading * .pi / 180))
     }
 
     /// `a` moved by `share` of the way to `b`.
@@ -283,13 +284,17 @@ public struct GeoTracker {
                      scale: a.scale * pow(b.scale / a.scale, share), translation: a.translation + share * (b.translation - a.translation))
     }
 
-    /// The anchors, at their metric offsets from the camera (at `camera`, world).
-    private func placed(by alignment: GeoAlignment, camera: SIMD3<Double>, accuracy: Double) -> [Anchor] {
-        zip(anchors, places).map { anchor, place in
+    /// The anchors, at their metric offsets from the camera (at `camera`, world), each with its
+    /// accuracy: the camera's place on the Earth (`accuracy`, metres) and the yaw's σ
+    /// (`headingSigma`, radians) over the place's distance, in quadrature.
+    private func placed(by alignment: GeoAlignment, camera: SIMD3<Double>, accuracy: Double, headingSigma: Double) -> [Anchor] {
+        let eye = alignment.geoWorld(fromWorld: camera)
+        return zip(anchors, places).map { anchor, place in
             var a = Anchor(identifier: anchor.identifier, kind: .geo, name: anchor.name, isTracked: true,
                            transform: alignment.worldFromPlace(at: place, seenFrom: camera), extent: .zero)
             a.coordinate = anchor.coordinate
-            a.geoAccuracy = accuracy
+            let distance = length(SIMD2(place.x - eye.x, place.z - eye.z))
+            a.geoAccuracy = (accuracy * accuracy + pow(distance * headingSigma, 2)).squareRoot()
             return a
         }
     }
