@@ -60,10 +60,7 @@ public struct LocationSensor: Sendable {
     /// by `georeference`: fixes of the camera's centre, readings of where it looks.
     public func recording(along path: CameraPath, until end: Double, georeference: SceneGeoreference, seed: UInt64) throws -> LocationLog {
         var rng = SplitMix64(seed: seed)
-        func gaussian() -> Double {
-            let u = max(rng.nextUnit(), 1e-300), v = rng.nextUnit()
-            return (-2 * log(u)).squareRoot() * cos(2 * .pi * v)
-        }
+        func gaussian() -> Double { rng.nextGaussian() }
         let frame = LocalTangentFrame(origin: georeference.origin), toGeo = georeference.geoWorldFromScene
         // A stationary Gauss-Markov process stepped by dt: x' = a x + sqrt(1 - a²) σ n.
         func drift(_ x: Double, sigma: Double, time: Double, dt: Double) -> Double {

@@ -69,10 +69,7 @@ public struct InertialSensor: Sendable {
     public func samples(along path: CameraPath, until end: Double, seed: UInt64) -> [InertialSample] {
         var rng = SplitMix64(seed: seed)
         func uniform() -> Double { 2 * rng.nextUnit() - 1 }
-        func gaussian() -> Double {
-            let u = max(rng.nextUnit(), 1e-300), v = rng.nextUnit()
-            return (-2 * log(u)).squareRoot() * cos(2 * .pi * v)
-        }
+        func gaussian() -> Double { rng.nextGaussian() }
         let accelerometerBias = SIMD3(uniform(), uniform(), uniform()) * self.accelerometerBias
         let gyroscopeBias = SIMD3(uniform(), uniform(), uniform()) * self.gyroscopeBias
         let h = 1e-3

@@ -42,7 +42,7 @@ struct GeoAlignmentFitTests {
     /// place within 2 m, the outlier set aside.
     @Test func noisyFixesAndReadings() throws {
         var rng = SplitMix64(seed: 7)
-        func gaussian() -> Double { (-2 * log(max(rng.nextUnit(), 1e-300))).squareRoot() * cos(2 * .pi * rng.nextUnit()) }
+        func gaussian() -> Double { rng.nextGaussian() }
         var positions = Self.walk.map { w in
             GeoAlignmentFit.Position(world: w, geoWorld: Self.truth.geoWorld(fromWorld: w) + SIMD3(gaussian(), gaussian(), gaussian()) * 3.5,
                                      horizontalSigma: 5, verticalSigma: 10)

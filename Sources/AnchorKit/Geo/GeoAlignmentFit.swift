@@ -117,18 +117,14 @@ struct GeoAlignmentFit {
             let c = cos(yaw), s = sin(yaw), w = undrifted(p)
             return exp(logScale) * SIMD2(c * w.x + s * w.y, -s * w.x + c * w.y)
         }
-        // The translation that best fits the current yaw and scale: a weighted mean.
-        func meanTranslation(_ robust: [Double]) -> SIMD2<Double> {
-            var sum = SIMD2<Double>.zero, total = 0.0
-            for (p, r) in zip(positions, robust) {
-                let w = r / (p.horizontalSigma * p.horizontalSigma)
-                sum += w * (SIMD2(p.geoWorld.x, p.geoWorld.z) - predicted(p))
-                total += w
-            }
-            return sum / total
+        // The start's translation: the weighted mean that best fits the start's yaw and scale.
+        var t = SIMD2<Double>.zero, total = 0.0
+        for p in positions {
+            let w = 1 / (p.horizontalSigma * p.horizontalSigma)
+            t += w * (SIMD2(p.geoWorld.x, p.geoWorld.z) - predicted(p))
+            total += w
         }
-        var robust = [Double](repeating: 1, count: positions.count)
-        var t = meanTranslation(robust)
+        t /= total
         var normal = DenseMatrix(rows: 5, columns: 5)
         for _ in 0..<iterations {
             normal = DenseMatrix(rows: 5, columns: 5)
@@ -139,15 +135,15 @@ struct GeoAlignmentFit {
                     for b in 0..<5 { normal[a, b] += weight * row[a] * row[b] }
                 }
             }
-            for (k, p) in positions.enumerated() {
+            for p in positions {
                 let r = SIMD2(p.geoWorld.x, p.geoWorld.z) - (predicted(p) + t)
                 let normalised = length(r) / p.horizontalSigma
-                robust[k] = normalised <= huber ? 1 : huber / normalised
+                let robust = normalised <= huber ? 1 : huber / normalised
                 let (dYaw, dScale) = Self.jacobian(yaw: yaw, scale: exp(logScale), world: undrifted(p))
                 // d(prediction)/d(drift): the scaled, turned offset from the camera, times the path since.
                 let (_, offset) = Self.jacobian(yaw: yaw, scale: exp(logScale), world: SIMD2(p.world.x, p.world.z) - pivot)
                 let dDrift = current == nil ? .zero : -p.pathSince * offset
-                let w = robust[k] / (p.horizontalSigma * p.horizontalSigma)
+                let w = robust / (p.horizontalSigma * p.horizontalSigma)
                 add([dYaw.x, dScale.x, 1, 0, dDrift.x], r.x, w)
                 add([dYaw.y, dScale.y, 0, 1, dDrift.y], r.y, w)
             }

@@ -48,6 +48,17 @@ public struct GeoTracker {
         /// The relative σ under which the fixes' scale makes a world metric (``metricScale``).
         public var scaleTolerance = 0.04
         public init() {}
+
+        /// The horizontal and vertical σ of `fix` (metres): as stated, else the defaults.
+        func sigmas(of fix: LocationFix) -> (horizontal: Double, vertical: Double) {
+            let horizontal = fix.horizontalAccuracy > 0 ? fix.horizontalAccuracy : defaultHorizontalAccuracy
+            return (horizontal, fix.verticalAccuracy > 0 ? fix.verticalAccuracy : 2 * horizontal)
+        }
+
+        /// The σ of `reading` (degrees): as stated, else the default.
+        func sigma(of reading: HeadingReading) -> Double {
+            reading.headingAccuracy > 0 ? reading.headingAccuracy : defaultHeadingAccuracy
+        }
     }
 
     /// What the tracker gives for a frame.
@@ -83,7 +94,6 @@ public struct GeoTracker {
     private var fitted: GeoAlignmentFit.Result?, shown: GeoAlignment?
     private var newestFix: LocationFix?, newestHeading: HeadingReading?
     private var lastTime: Double?
-    private var fitsSince = 0
 
     public init(anchors: [GeoAnchor], parameters: Parameters = Parameters()) {
         self.anchors = anchors
@@ -121,9 +131,11 @@ public struct GeoTracker {
 
     /// The world (and every point the tracker holds) was scaled by `factor` about its origin.
     public mutating func rescale(by factor: Double) {
-        for k in positions.indices { positions[k].pair.world *= factor }
+        for k in positions.indices {
+            positions[k].pair.world *= factor
+            positions[k].path *= factor
+        }
         for k in track.indices { track[k].centre *= factor }
-        for k in positions.indices { positions[k].path *= factor }
         for k in headings.indices { headings[k].path *= factor }
         for k in courses.indices { courses[k].path *= factor }
         travelled *= factor
@@ -137,10 +149,8 @@ public struct GeoTracker {
         let dt = lastTime.map { max(0, time - $0) } ?? 0
         lastTime = time
         if camera.trackingState == .normal {
-            let forward = -camera.transform.rotation.columns.2
-            let horizontal = (forward.x * forward.x + forward.z * forward.z).squareRoot()
             if let last = track.last { travelled += length(camera.transform.translation - last.centre) }
-            track.append((time, camera.transform.translation, horizontal > 0.5 ? GeoAlignment.azimuth(of: forward) : nil))
+            track.append((time, camera.transform.translation, Self.viewAzimuth(of: camera)))
         }
         track.removeAll { $0.time < time - parameters.window - 1 }
         var changed = false
@@ -179,24 +189,34 @@ public struct GeoTracker {
             courses.append((fix.time, travelled, .init(worldAzimuth: GeoAlignment.azimuth(of: centre - before), bearing: fix.course * .pi / 180,
                                             sigma: max(atan2(parameters.velocitySigma, fix.speed), 0.5 * .pi / 180))))
         }
-        let horizontal = fix.horizontalAccuracy > 0 ? fix.horizontalAccuracy : parameters.defaultHorizontalAccuracy
-        let vertical = fix.verticalAccuracy > 0 ? fix.verticalAccuracy : 2 * horizontal
-        let spacing = positions.last.map { fix.time - $0.time } ?? parameters.fixCorrelationTime
-        let inflation = max(1, parameters.fixCorrelationTime / max(spacing, 1e-3)).squareRoot()
+        let sigmas = parameters.sigmas(of: fix)
+        let inflation = Self.inflation(since: positions.last?.time, at: fix.time, correlation: parameters.fixCorrelationTime)
         let geoWorld = LocalTangentFrame.geoWorld(fromENU: try frame!.enu(of: fix.coordinate))
-        positions.append((fix.time, travelled, .init(world: centre, geoWorld: geoWorld, horizontalSigma: horizontal * inflation,
-                                          verticalSigma: vertical * inflation)))
+        positions.append((fix.time, travelled, .init(world: centre, geoWorld: geoWorld, horizontalSigma: sigmas.horizontal * inflation,
+                                          verticalSigma: sigmas.vertical * inflation)))
         return true
     }
 
     private mutating func pair(_ reading: HeadingReading) -> Bool {
         guard let azimuth = trackPoint(at: reading.time)?.azimuth else { return false }
-        let sigma = reading.headingAccuracy > 0 ? reading.headingAccuracy : parameters.defaultHeadingAccuracy
-        let spacing = headings.last.map { reading.time - $0.time } ?? parameters.headingCorrelationTime
-        let inflation = max(1, parameters.headingCorrelationTime / max(spacing, 1e-3)).squareRoot()
+        let inflation = Self.inflation(since: headings.last?.time, at: reading.time, correlation: parameters.headingCorrelationTime)
         headings.append((reading.time, travelled, .init(worldAzimuth: azimuth, bearing: reading.heading * .pi / 180,
-                                             sigma: sigma * .pi / 180 * inflation)))
+                                             sigma: parameters.sigma(of: reading) * .pi / 180 * inflation)))
         return true
+    }
+
+    /// How much a pair's σ grows for not being independent of the one before it (at `previous`):
+    /// pairs `correlation` seconds or more apart count fully, closer ones as their share of it.
+    private static func inflation(since previous: Double?, at time: Double, correlation: Double) -> Double {
+        let spacing = previous.map { time - $0 } ?? correlation
+        return max(1, correlation / max(spacing, 1e-3)).squareRoot()
+    }
+
+    /// The azimuth of where `camera` looks (``GeoAlignment/azimuth(of:)``); nil when it looks too
+    /// steeply up or down (within 30° of vertical) for a compass to read it.
+    private static func viewAzimuth(of camera: CameraState) -> Double? {
+        let forward = -camera.transform.rotation.columns.2
+        return (forward.x * forward.x + forward.z * forward.z).squareRoot() > 0.5 ? GeoAlignment.azimuth(of: forward) : nil
     }
 
     /// The camera at `time`, between the two posed frames around it (at most 0.25 s apart).
@@ -262,16 +282,14 @@ public struct GeoTracker {
         guard let frame, let fix = newestFix else {
             return Update(status: .init(state: .notAvailable, reason: .waitingForLocation), anchors: [])
         }
-        let forward = -camera.transform.rotation.columns.2
-        guard let reading = newestHeading, (forward.x * forward.x + forward.z * forward.z) > 0.25 else {
+        guard let reading = newestHeading, let azimuth = Self.viewAzimuth(of: camera) else {
             return Update(status: .init(state: .initializing, reason: .insufficientMotion), anchors: [])
         }
-        let yaw = GeoAlignment.azimuth(of: forward) - reading.heading * .pi / 180
+        let yaw = azimuth - reading.heading * .pi / 180
         let rotation = Matrix3.rotation(angle: yaw, axis: SIMD3(0, 1, 0))
         let geoWorld = LocalTangentFrame.geoWorld(fromENU: try frame.enu(of: fix.coordinate))
         let alignment = GeoAlignment(origin: frame.origin, yaw: yaw, translation: geoWorld - rotation * camera.transform.translation)
-        let horizontal = fix.horizontalAccuracy > 0 ? fix.horizontalAccuracy : parameters.defaultHorizontalAccuracy
-        let heading = reading.headingAccuracy > 0 ? reading.headingAccuracy : parameters.defaultHeadingAccuracy
+        let horizontal = parameters.sigmas(of: fix).horizontal, heading = parameters.sigma(of: reading)
         let status = GeoTrackingStatus(state: .localized, accuracy: GeoTrackingStatus.accuracy(horizontal: horizontal, heading: heading),
                                        horizontalAccuracy: horizontal, headingAccuracy: heading)
         return Update(status: status, alignment: alignment, anchors: placed(by: alignment, camera: camera.transform.translation,

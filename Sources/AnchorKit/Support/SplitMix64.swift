@@ -1,3 +1,5 @@
+import Foundation
+
 /// A small deterministic random generator (SplitMix64), so generated data is identical on
 /// every machine.
 package struct SplitMix64: RandomNumberGenerator {
@@ -12,4 +14,9 @@ package struct SplitMix64: RandomNumberGenerator {
     }
     /// A uniform number in [0, 1).
     public mutating func nextUnit() -> Double { Double(next() >> 11) / Double(1 << 53) }
+    /// A standard normal number (Box-Muller, from two uniform draws).
+    public mutating func nextGaussian() -> Double {
+        let u = max(nextUnit(), 1e-300), v = nextUnit()
+        return (-2 * log(u)).squareRoot() * cos(2 * .pi * v)
+    }
 }
