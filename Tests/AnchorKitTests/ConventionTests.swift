@@ -66,6 +66,17 @@ struct ConventionTests {
         #expect(isNear(scaled.apply(to: 2 * p), 2 * t.apply(to: p), 1e-12))
     }
 
+    /// +y to +x is a quarter turn clockwise about +z seen from its tip; parallel vectors give the
+    /// identity, opposite ones a half turn.
+    @Test func leastRotationBetweenVectors() {
+        let r = Matrix3.rotation(from: SIMD3(0, 1, 0), to: SIMD3(1, 0, 0))
+        #expect(length(r * SIMD3(0, 1, 0) - SIMD3(1, 0, 0)) < 1e-12)
+        #expect(length(r * SIMD3(0, 0, 1) - SIMD3(0, 0, 1)) < 1e-12)
+        #expect(length(r * SIMD3(1, 0, 0) - SIMD3(0, -1, 0)) < 1e-12)
+        #expect(Matrix3.rotation(from: SIMD3(0, 1, 0), to: SIMD3(0, 1, 0)) == .identity)
+        #expect(length(Matrix3.rotation(from: SIMD3(0, 1, 0), to: SIMD3(0, -1, 0)) * SIMD3(0, 1, 0) - SIMD3(0, -1, 0)) < 1e-12)
+    }
+
     @Test func isCloseToleratesRounding() {
         // Products that differ only by rounding (~1e-16) are "close" with the default tolerances.
         var rng = SplitMix64(seed: 5)

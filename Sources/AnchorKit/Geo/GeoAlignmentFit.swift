@@ -29,6 +29,17 @@ struct GeoAlignmentFit {
         var yaw: Double { worldAzimuth - bearing }
     }
 
+    /// A fix's ground speed (Doppler) paired with how fast the camera moved in the world: the
+    /// scale where the camera was.
+    struct Speed {
+        /// The camera's horizontal speed, world units per second, and the receiver's, m/s.
+        var worldSpeed: Double, speed: Double
+        /// σ of the logarithm of their ratio (relative, 1 σ).
+        var logSigma: Double
+        /// World units of path since (the scale's drift).
+        var pathSince = 0.0
+    }
+
     /// An alignment with its uncertainty.
     struct Result {
         var yaw: Double, scale: Double, translation: SIMD3<Double>
@@ -63,12 +74,12 @@ struct GeoAlignmentFit {
     /// `pathSince` units of path back is at scale · (1 - drift · pathSince) there. Nil: no drift.
     var current: SIMD3<Double>?
     /// The drift's prior σ, per world unit of path.
-    var driftSigma = 2e-4
+    var driftSigma = 2e-3
 
     /// The fit of `positions` and `headings`, with `scalePrior` (value, σ of its logarithm) on the
     /// scale, or free where nil; nil when they do not fix the yaw (under two fixes and no reading,
     /// or fixes that do not spread and no reading).
-    func fit(positions: [Position], headings: [Heading], scalePrior: (value: Double, logSigma: Double)?) -> Result? {
+    func fit(positions: [Position], headings: [Heading], speeds: [Speed] = [], scalePrior: (value: Double, logSigma: Double)?) -> Result? {
         guard !positions.isEmpty else { return nil }
         var starts: [(Double, Double)] = []  // (yaw, scale)
         let weights = positions.map { 1 / ($0.horizontalSigma * $0.horizontalSigma) }
@@ -82,7 +93,7 @@ struct GeoAlignmentFit {
             let s = headings.reduce(SIMD2<Double>.zero) { $0 + SIMD2(cos($1.yaw), sin($1.yaw)) / ($1.sigma * $1.sigma) }
             starts.append((atan2(s.y, s.x), scalePrior?.value ?? starts.first?.1 ?? 1))
         }
-        let solutions = starts.compactMap { solve(positions, headings, scalePrior, from: $0) }
+        let solutions = starts.compactMap { solve(positions, headings, speeds, scalePrior, from: $0) }
         guard var best = solutions.min(by: { $0.cost < $1.cost }) else { return nil }
         // Heights: the world's height scaled, plus the weighted mean offset of the fixes.
         var height = 0.0, heightWeight = 0.0
@@ -104,14 +115,15 @@ struct GeoAlignmentFit {
         return (scale * SIMD2(-s * w.x + c * w.y, -c * w.x - s * w.y), scale * SIMD2(c * w.x + s * w.y, -s * w.x + c * w.y))
     }
 
-    private func solve(_ positions: [Position], _ headings: [Heading], _ scalePrior: (value: Double, logSigma: Double)?,
+    private func solve(_ positions: [Position], _ headings: [Heading], _ speeds: [Speed], _ scalePrior: (value: Double, logSigma: Double)?,
                        from start: (Double, Double)) -> (result: Result, cost: Double)? {
         var yaw = start.0, logScale = log(max(start.1, 1e-9)), drift = 0.0
         let pivot = current.map { SIMD2($0.x, $0.z) } ?? .zero
-        // The world point as it would be without the scale's drift since the fix.
+        // The world point as it would be without the scale's drift since the fix: its offset from
+        // the camera was walked at the mean scale over the path since, 1 - drift · pathSince / 2.
         func undrifted(_ p: Position) -> SIMD2<Double> {
             let w = SIMD2(p.world.x, p.world.z)
-            return w - drift * p.pathSince * (w - pivot)
+            return w - drift * p.pathSince / 2 * (w - pivot)
         }
         func predicted(_ p: Position) -> SIMD2<Double> {
             let c = cos(yaw), s = sin(yaw), w = undrifted(p)
@@ -142,15 +154,19 @@ struct GeoAlignmentFit {
                 let (dYaw, dScale) = Self.jacobian(yaw: yaw, scale: exp(logScale), world: undrifted(p))
                 // d(prediction)/d(drift): the scaled, turned offset from the camera, times the path since.
                 let (_, offset) = Self.jacobian(yaw: yaw, scale: exp(logScale), world: SIMD2(p.world.x, p.world.z) - pivot)
-                let dDrift = current == nil ? .zero : -p.pathSince * offset
+                let dDrift = current == nil ? .zero : -p.pathSince / 2 * offset
                 let w = robust / (p.horizontalSigma * p.horizontalSigma)
                 add([dYaw.x, dScale.x, 1, 0, dDrift.x], r.x, w)
                 add([dYaw.y, dScale.y, 0, 1, dDrift.y], r.y, w)
             }
             for h in headings { add([1, 0, 0, 0, 0], remainder(h.yaw - yaw, 2 * .pi), 1 / (h.sigma * h.sigma)) }
+            for v in speeds {
+                let drifted = max(1e-3, 1 - drift * v.pathSince)
+                add([0, 1, 0, 0, -v.pathSince / drifted], log(v.speed / v.worldSpeed) - logScale - log(drifted), 1 / (v.logSigma * v.logSigma))
+            }
             if let prior = scalePrior {
                 add([0, 1, 0, 0, 0], log(prior.value) - logScale, 1 / (prior.logSigma * prior.logSigma))
-            } else if positions.count < 3 {
+            } else if positions.count < 3 && speeds.isEmpty {
                 add([0, 1, 0, 0, 0], 0 - logScale, 1)  // two fixes cannot tell scale from noise: keep it near 1
             }
             // Without a camera to drift about, the drift stays 0 (its row is the identity's).
@@ -175,6 +191,7 @@ struct GeoAlignmentFit {
             if n <= huber { inliers += 1 }
         }
         for h in headings { cost += pow(remainder(h.yaw - yaw, 2 * .pi) / h.sigma, 2) }
+        for v in speeds { cost += pow((log(v.speed / v.worldSpeed) - logScale - log(max(1e-3, 1 - drift * v.pathSince))) / v.logSigma, 2) }
         let result = Result(yaw: remainder(yaw, 2 * .pi), scale: exp(logScale), translation: SIMD3(t.x, 0, t.y),
                             covariance: covariance, inliers: inliers, rms: (squares / Double(positions.count)).squareRoot(),
                             scaleWasHeld: scalePrior != nil)

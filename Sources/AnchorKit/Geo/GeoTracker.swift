@@ -33,10 +33,15 @@ public struct GeoTracker {
         /// The error of a receiver's velocity (Doppler), m/s per horizontal axis: a fix's course is
         /// good to atan(this / speed), used from ``minimumCourseSpeed`` m/s.
         public var velocitySigma = 0.15, minimumCourseSpeed = 0.5
+        /// Relative σ of pairing the mean of two fixes' ground speeds with the camera's path over
+        /// the second between them (the two speeds' mean is not the mean speed where it changes).
+        public var speedPairingSigma = 0.03
         /// Stated where a fix or reading states none: metres (horizontal; vertical twice) and degrees.
         public var defaultHorizontalAccuracy = 10.0, defaultHeadingAccuracy = 15.0
         /// Seconds over which the alignment shown moves to a new fit.
         public var blendTime = 1.0
+        /// Seconds over which the frames' gravity is averaged to level the places.
+        public var levelTime = 1.0
         /// Fixes paired before the world is localised, and the largest yaw σ (degrees) and
         /// horizontal σ (metres) it is localised with.
         public var minimumFixes = 5, localizedHeadingSigma = 10.0, localizedHorizontalSigma = 10.0
@@ -45,6 +50,9 @@ public struct GeoTracker {
         /// Metres of the camera's path over which a pair's weight falls by e (odometry drifts with
         /// distance: the alignment is fitted for where the camera is).
         public var fadeDistance = 150.0
+        /// The prior σ of odometry's scale drift: the relative change of its unit per metre of
+        /// path (monocular odometry driving down a street loses ~1e-3 a metre).
+        public var scaleDriftSigma = 2e-3
         /// The relative σ under which the fixes' scale makes a world metric (``metricScale``).
         public var scaleTolerance = 0.04
         public init() {}
@@ -85,6 +93,10 @@ public struct GeoTracker {
     /// Fixes' courses paired with the direction the camera moved in the world (independent per
     /// fix, unlike a compass's slowly drifting error).
     private var courses: [(time: Double, path: Double, pair: GeoAlignmentFit.Heading)] = []
+    /// Fixes' ground speeds paired with the camera's speed in the world over the second before.
+    private var speeds: [(time: Double, path: Double, pair: GeoAlignmentFit.Speed)] = []
+    /// The fix before the newest, for the speed over the second between them.
+    private var previousFix: LocationFix?
     /// The length of the camera's path so far, world units.
     private var travelled = 0.0
     /// Posed frames of the window: time, camera centre (world), view azimuth (world, radians; nil
@@ -94,6 +106,11 @@ public struct GeoTracker {
     private var fitted: GeoAlignmentFit.Result?, shown: GeoAlignment?
     private var newestFix: LocationFix?, newestHeading: HeadingReading?
     private var lastTime: Double?
+    /// Up as this frame's gravity has it, in the world (smoothed over ``Parameters/levelTime``):
+    /// odometry's world tilts away from gravity over a long path, and places are set level by it.
+    private var worldUp: SIMD3<Double>?
+    /// Whether the world's metric scale came from the fixes themselves (``metricScale``).
+    private var scaleIsFixes = false
 
     public init(anchors: [GeoAnchor], parameters: Parameters = Parameters()) {
         self.anchors = anchors
@@ -124,13 +141,16 @@ public struct GeoTracker {
     /// ``Parameters/scaleTolerance`` (1 σ, relative) over enough of a path: the world can be made
     /// metric by it (``rescale(by:)``). Nil in a metric world and until then.
     public var metricScale: Double? {
-        guard let fit = fitted, !fit.scaleWasHeld, positions.count >= parameters.minimumFixes,
+        guard !scaleIsFixes, let fit = fitted, !fit.scaleWasHeld, positions.count >= parameters.minimumFixes,
               fit.scaleSigma / fit.scale <= parameters.scaleTolerance else { return nil }
         return fit.scale
     }
 
-    /// The world (and every point the tracker holds) was scaled by `factor` about its origin.
-    public mutating func rescale(by factor: Double) {
+    /// The world (and every point the tracker holds) was scaled by `factor` about its origin;
+    /// `byFixes` when the factor was ``metricScale``, which then holds no independent prior on
+    /// later fits (only targets or an inertial log give one).
+    public mutating func rescale(by factor: Double, byFixes: Bool = false) {
+        if byFixes { scaleIsFixes = true }
         for k in positions.indices {
             positions[k].pair.world *= factor
             positions[k].path *= factor
@@ -138,16 +158,26 @@ public struct GeoTracker {
         for k in track.indices { track[k].centre *= factor }
         for k in headings.indices { headings[k].path *= factor }
         for k in courses.indices { courses[k].path *= factor }
+        for k in speeds.indices {
+            speeds[k].path *= factor
+            speeds[k].pair.worldSpeed *= factor
+        }
         travelled *= factor
         fitted?.scale /= factor
         shown?.scale /= factor
     }
 
     /// Takes the fixes and readings up to `time` (seconds of the video) and the camera of that
-    /// frame; gives the geo tracking state and the anchors.
-    public mutating func update(time: Double, camera: CameraState) throws -> Update {
+    /// frame, with the frame's gravity when known (camera axes, m/s²); gives the geo tracking
+    /// state and the anchors.
+    public mutating func update(time: Double, camera: CameraState, gravity: SIMD3<Double>? = nil) throws -> Update {
         let dt = lastTime.map { max(0, time - $0) } ?? 0
         lastTime = time
+        if let gravity, length(gravity) > 0, camera.trackingState == .normal {
+            let up = camera.transform.rotation * -normalize(gravity)
+            let share = parameters.levelTime > 0 ? min(1, dt / parameters.levelTime) : 1
+            worldUp = worldUp.map { normalize($0 + share * (up - $0)) } ?? up
+        }
         if camera.trackingState == .normal {
             if let last = track.last { travelled += length(camera.transform.translation - last.centre) }
             track.append((time, camera.transform.translation, Self.viewAzimuth(of: camera)))
@@ -167,6 +197,7 @@ public struct GeoTracker {
         positions.removeAll { $0.time < time - parameters.window }
         headings.removeAll { $0.time < time - parameters.window }
         courses.removeAll { $0.time < time - parameters.window }
+        speeds.removeAll { $0.time < time - parameters.window }
         switch parameters.mode {
         case .fused: return try fused(camera: camera, refit: changed, dt: dt)
         case .newestFix: return try naive(camera: camera)
@@ -188,6 +219,21 @@ public struct GeoTracker {
            length(SIMD2(centre.x - before.x, centre.z - before.z)) > 0 {
             courses.append((fix.time, travelled, .init(worldAzimuth: GeoAlignment.azimuth(of: centre - before), bearing: fix.course * .pi / 180,
                                             sigma: max(atan2(parameters.velocitySigma, fix.speed), 0.5 * .pi / 180))))
+        }
+        // The mean of two fixes' speeds against the camera's mean speed between them (a lag-free
+        // pairing, both being means over the same second): its path in tenths of the span, as a
+        // receiver's speed follows a hand's sway where the chord would cut across it.
+        defer { previousFix = fix }
+        if let previous = previousFix, previous.speed >= parameters.minimumCourseSpeed, fix.speed >= parameters.minimumCourseSpeed,
+           fix.time - previous.time > 0.5, fix.time - previous.time <= 2 {
+            let span = fix.time - previous.time, speed = (previous.speed + fix.speed) / 2
+            let points = (0...10).compactMap { trackPoint(at: previous.time + span * Double($0) / 10)?.centre }
+            let worldSpeed = zip(points, points.dropFirst()).reduce(0) { $0 + length(SIMD2($1.1.x - $1.0.x, $1.1.z - $1.0.z)) } / span
+            if points.count == 11, worldSpeed > 0 {
+                let relative = parameters.velocitySigma / speed, pairing = parameters.speedPairingSigma
+                speeds.append((fix.time, travelled, .init(worldSpeed: worldSpeed, speed: speed,
+                                                          logSigma: (relative * relative / 2 + pairing * pairing).squareRoot())))
+            }
         }
         let sigmas = parameters.sigmas(of: fix)
         let inflation = Self.inflation(since: positions.last?.time, at: fix.time, correlation: parameters.fixCorrelationTime)
@@ -235,8 +281,8 @@ public struct GeoTracker {
 
     private mutating func fused(camera: CameraState, refit: Bool, dt: Double) throws -> Update {
         guard let frame else { return Update(status: .init(state: .notAvailable, reason: .waitingForLocation), anchors: []) }
-        if refit, positions.count >= 2 || !headings.isEmpty {
-            let prior = camera.scale == .metric ? (value: 1.0, logSigma: parameters.metricScaleLogSigma) : nil
+        if refit, positions.count >= 2 || !headings.isEmpty || !speeds.isEmpty {
+            let prior = camera.scale == .metric && !scaleIsFixes ? (value: 1.0, logSigma: parameters.metricScaleLogSigma) : nil
             // Odometry drifts with distance: pairs count less the farther the camera has gone since,
             // so that the alignment holds where the camera is.
             func fading(_ path: Double) -> Double { exp((travelled - path) / (2 * parameters.fadeDistance)) }
@@ -254,7 +300,14 @@ public struct GeoTracker {
             }
             var fit = GeoAlignmentFit()
             fit.current = camera.transform.translation
-            fitted = fit.fit(positions: faded, headings: turns, scalePrior: prior)
+            fit.driftSigma = parameters.scaleDriftSigma
+            let rates = speeds.map { v -> GeoAlignmentFit.Speed in
+                var pair = v.pair
+                pair.logSigma *= fading(v.path)
+                pair.pathSince = travelled - v.path
+                return pair
+            }
+            fitted = fit.fit(positions: faded, headings: turns, speeds: rates, scalePrior: prior)
         }
         guard let fit = fitted else {
             let reason: GeoTrackingStatus.Reason = track.isEmpty ? .worldTrackingUnstable : .insufficientMotion
@@ -307,9 +360,12 @@ public struct GeoTracker {
     /// (`headingSigma`, radians) over the place's distance, in quadrature.
     private func placed(by alignment: GeoAlignment, camera: SIMD3<Double>, accuracy: Double, headingSigma: Double) -> [Anchor] {
         let eye = alignment.geoWorld(fromWorld: camera)
+        // The world's tilt here, from gravity: turned about the camera, places stand level.
+        let level = worldUp.map { Transform(rotation: Matrix3.rotation(from: SIMD3(0, 1, 0), to: $0), translation: .zero) } ?? .identity
+        let tilt = Transform(translation: camera) * level * Transform(translation: -camera)
         return zip(anchors, places).map { anchor, place in
             var a = Anchor(identifier: anchor.identifier, kind: .geo, name: anchor.name, isTracked: true,
-                           transform: alignment.worldFromPlace(at: place, seenFrom: camera), extent: .zero)
+                           transform: tilt * alignment.worldFromPlace(at: place, seenFrom: camera), extent: .zero)
             a.coordinate = anchor.coordinate
             let distance = length(SIMD2(place.x - eye.x, place.z - eye.z))
             a.geoAccuracy = (accuracy * accuracy + pow(distance * headingSigma, 2)).squareRoot()

@@ -86,6 +86,19 @@ public struct Matrix3: Equatable, Sendable {
             SIMD3(t * u.x * u.z - s * u.y, t * u.y * u.z + s * u.x, t * u.z * u.z + c))
     }
 
+    /// The least rotation taking the unit vector `a` to the unit vector `b` (about their cross
+    /// product); the identity for parallel vectors, and a half turn about an axis normal to `a`
+    /// for opposite ones.
+    public static func rotation(from a: SIMD3<Double>, to b: SIMD3<Double>) -> Matrix3 {
+        let axis = cross(a, b), angle = atan2(length(axis), dot(a, b))
+        guard length(axis) > 1e-12 else {
+            if dot(a, b) > 0 { return .identity }
+            let normal = abs(a.x) < 0.9 ? cross(a, SIMD3(1, 0, 0)) : cross(a, SIMD3(0, 1, 0))
+            return rotation(angle: .pi, axis: normal)
+        }
+        return rotation(angle: angle, axis: axis)
+    }
+
     /// The angle of this rotation, in radians (0...π). From atan2 of the antisymmetric and
     /// symmetric parts, which stays accurate near 0 and π where acos of the trace does not.
     public var rotationAngle: Double {

@@ -205,7 +205,7 @@ public final class Session {
         for tracked in trackedRaycasts { tracked.update(raycast(tracked.query)) }
         trackedRaycasts.removeAll { !$0.isTracking }
         let geoing = StageProfile.now()
-        let geoUpdate = try geo?.update(time: frame.time, camera: camera)
+        let geoUpdate = try geo?.update(time: frame.time, camera: camera, gravity: configuration.gravity?[frame.index])
         if geo != nil { ownProfile.add(.geoTracking, since: geoing) }
         for anchor in geoUpdate?.anchors ?? [] {
             if geoAnchorsShown.insert(anchor.identifier).inserted { events.added.append(anchor) } else { events.updated.append(anchor) }
@@ -355,14 +355,15 @@ public final class Session {
             }
             // Position fixes over a long enough path give the scale too (a drive at constant speed
             // gives an inertial log none).
-            if factor == nil, location.scale == .arbitrary, let metres = geo?.metricScale { factor = metres }
+            var byFixes = false
+            if factor == nil, location.scale == .arbitrary, let metres = geo?.metricScale { (factor, byFixes) = (metres, true) }
             if let factor {
                 world.rescale(by: factor)
                 planes?.rescale(by: factor)
                 levelSweep.rescale(by: factor)
                 floorEdges.rescale(by: factor)
                 odometryAccuracy.rescale(by: factor)
-                geo?.rescale(by: factor)
+                geo?.rescale(by: factor, byFixes: byFixes)
                 location.worldFromCamera = pose.translationScaled(by: factor)
                 location.scale = .metric
             }
