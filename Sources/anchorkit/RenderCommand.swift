@@ -102,7 +102,7 @@ struct RenderCommand: ParsableCommand {
             let warned = warnAboutUnmatchable(scene, configuration: session?.configuration, recorded: recorded)
             let compositor = OverlayCompositor()
             let progress = ProgressLine("render", quiet: quiet)
-            var frames = 0, drawn = 0, lastFrame = -1
+            var frames = 0, drawn = 0, lastFrame = -1, warnedHeading = false
             let lookahead = LookaheadFrames(first: first, source: input.source, session: session)
             var next = try lookahead.next()
             while let frame = next {
@@ -110,6 +110,7 @@ struct RenderCommand: ParsableCommand {
                 var update: FrameUpdate
                 if let session {
                     update = try session.process(frame)
+                    TrackingOptions.warnIfMissingWorldHeading(session, progress: progress, warned: &warnedHeading)
                 } else {
                     update = recorded[frame.index] ?? FrameUpdate(
                         frame: frame.index, time: frame.time, camera: CameraState(trackingState: .notAvailable, intrinsics: input.camera),

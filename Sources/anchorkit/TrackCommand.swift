@@ -39,7 +39,7 @@ struct TrackCommand: ParsableCommand {
             let writer = try AnchorStreamWriter(path: output)
             let progress = ProgressLine("track", quiet: quiet)
             var frames = 0, observations = 0, anchors = 0, normal = 0, planesFound = 0
-            var warnedUnsized = false
+            var warnedUnsized = false, warnedHeading = false
             var scale: WorldScale?
             var neverFound = NeverFound(markers: session.configuration.markers,
                                         imageNames: session.configuration.referenceImages?.images.map(\.name) ?? [],
@@ -55,6 +55,7 @@ struct TrackCommand: ParsableCommand {
                 try writer.write(update)
                 stages.add(.writing, since: writing)
                 neverFound.record(update)
+                TrackingOptions.warnIfMissingWorldHeading(session, progress: progress, warned: &warnedHeading)
                 if !warnedUnsized, let unsized = session.codesWithoutSize.first {
                     // Told when first read, not at the end: the run's QR anchors will lack it.
                     progress.warn("a QR code holding \"\(unsized.streamValue)\" has no size, so no anchor: give --qr SIZE_METRES or --qr-size PATTERN=SIZE_METRES")

@@ -63,6 +63,9 @@ struct TrackingOptions: ParsableArguments {
     @Option(help: "Per-frame gravity (gravity.jsonl) for --world (default: the sequence's).")
     var gravity: String?
 
+    @Option(help: "The world's axes: gravity (+y up, -z where the first camera looks) or gravity-and-heading (+y up, +x east, +z south, from the compass: ARKit's geo axes). Default: gravity-and-heading when the location log has compass readings and gravity is known (with visual odometry), else gravity.")
+    var worldAlignment: String?
+
     @Option(help: "An inertial log (imu.jsonl: accelerometer and gyroscope in the camera's axes) for --world (default: the sequence's): makes the map metric without a target of known size, after ~5 s of motion.")
     var imu: String?
 
@@ -115,6 +118,40 @@ struct TrackingOptions: ParsableArguments {
         FileHandle.standardError.write(Data("anchorkit: warning: \(path): no line for \(missing.count) of \(frames) frames (\(shown))\n".utf8))
     }
 
+    /// `--world-alignment`'s value.
+    static func worldAlignment(argument: String) throws -> Configuration.WorldAlignment {
+        switch argument {
+        case "gravity": return .gravity
+        case "gravity-and-heading": return .gravityAndHeading
+        default: throw ValidationError("--world-alignment must be gravity or gravity-and-heading, not \"\(argument)\"")
+        }
+    }
+
+    /// `requested`, or by default gravity and heading where they can be had: odometry, gravity,
+    /// and a location log with compass readings.
+    private static func worldAlignment(_ requested: Configuration.WorldAlignment?, for configuration: Configuration) throws
+        -> Configuration.WorldAlignment {
+        let odometry: Bool
+        if case .visualOdometry = configuration.worldTracking { odometry = true } else { odometry = false }
+        let gravity = !(configuration.gravity?.isEmpty ?? true)
+        guard let requested else {
+            return odometry && gravity && !(configuration.location?.headings.isEmpty ?? true) ? .gravityAndHeading : .gravity
+        }
+        if requested == .gravityAndHeading {
+            guard odometry else { throw ValidationError("--world-alignment gravity-and-heading needs --world with visual odometry (not --poses) and --location") }
+            guard gravity else { throw ValidationError("--world-alignment gravity-and-heading needs gravity: give --gravity FILE") }
+            guard configuration.location != nil else { throw ValidationError("--world-alignment gravity-and-heading needs a location log with compass readings: give --location FILE") }
+        }
+        return requested
+    }
+
+    /// One stderr line once a session asked for gravity and heading fixed its world without them.
+    static func warnIfMissingWorldHeading(_ session: Session?, progress: ProgressLine, warned: inout Bool) {
+        guard !warned, session?.isMissingWorldHeading == true else { return }
+        warned = true
+        progress.warn("no compass reading within 1 s of the world's origin frame: the world is aligned to gravity only (as --world-alignment gravity)")
+    }
+
     /// Parses `NAME=LAT,LON[,ALT]`.
     static func geoAnchor(argument: String) throws -> GeoAnchor {
         let parts = argument.split(separator: "=", maxSplits: 1).map(String.init)
@@ -153,6 +190,7 @@ struct TrackingOptions: ParsableArguments {
         guard let geoMode = GeoTracker.Mode(rawValue: geoMode == "newest-fix" ? "newestFix" : geoMode) else {
             throw ValidationError("--geo-mode must be fused or newest-fix, not \"\(self.geoMode)\"")
         }
+        let requestedAlignment = try worldAlignment.map(Self.worldAlignment(argument:))
         guard locationFile == nil || !photos else { throw ValidationError("--location needs a video or a sequence, not still photos") }
         let world = self.world || planeDetection != nil || locationFile != nil
         guard world || (gravity == nil && poses == nil && imu == nil) else { throw ValidationError("--gravity, --imu and --poses need --world") }
@@ -203,6 +241,7 @@ struct TrackingOptions: ParsableArguments {
             configuration.geoAnchors = places
             configuration.geoTracking.mode = geoMode
         }
+        configuration.worldAlignment = try Self.worldAlignment(requestedAlignment, for: configuration)
         configuration.markerDetection.cornerRefinement = refinement
         switch markerCandidates {
         case "apriltag3": break

@@ -231,6 +231,7 @@ struct BadInputTests {
         ("log.nmea", "$GPRMC,123519,V,4807.038,N,01131.000,E,022.4,084.4,230394,003.1,W\n", ["log.nmea", "no location fix"], []),
         ("log.jsonl", #"{"time": 0, "latitude": 45, "longitude": 18}"# + "\n", ["--geo-anchor", "NAME=LAT,LON"], ["--geo-anchor", "fountain"]),
         ("log.jsonl", #"{"time": 0, "latitude": 45, "longitude": 18}"# + "\n", ["--geo-anchor", "latitude"], ["--geo-anchor", "fountain=95,18"]),
+        ("log.jsonl", #"{"time": 0, "latitude": 45, "longitude": 18}"# + "\n", ["--world-alignment", "gravity-and-heading", "north"], ["--world-alignment", "north"]),
     ])
     func badGeoInput(_ name: String, _ contents: String, _ mentions: [String], _ extra: [String]) async throws {
         let work = TemporaryFolder()

@@ -183,13 +183,25 @@ let testCamera = try! CameraIntrinsics(width: 640, height: 480, fx: 500, fy: 500
 /// of `track --world` would, with its ground truth.
 enum WorldRun {
     static func track(_ folder: String) throws -> (updates: [FrameUpdate], truth: [FrameUpdate]) {
+        let run = try session(folder)
+        return (run.updates, run.truth)
+    }
+
+    /// The same run, with the session and each frame's geo alignment (nil until localised);
+    /// `configure` changes the sequence's configuration first.
+    static func session(_ folder: String, configure: (inout Configuration) -> Void = { _ in }) throws
+        -> (session: Session, updates: [FrameUpdate], geoAlignments: [GeoAlignment?], truth: [FrameUpdate]) {
         let sequence = try RecordedSequence(folder: folder)
         var configuration = try Configuration(sequence: sequence)
         configuration.worldTracking = .visualOdometry(VisualOdometry.Parameters())
+        configure(&configuration)
         let session = try Session(configuration: configuration)
         let frames = try sequence.openFrames()
-        var updates: [FrameUpdate] = []
-        while let frame = try frames.nextFrame() { updates.append(try session.process(frame)) }
-        return (updates, try #require(try sequence.groundTruth()))
+        var updates: [FrameUpdate] = [], alignments: [GeoAlignment?] = []
+        while let frame = try frames.nextFrame() {
+            updates.append(try session.process(frame))
+            alignments.append(session.geoAlignment)
+        }
+        return (session, updates, alignments, try #require(try sequence.groundTruth()))
     }
 }

@@ -23,6 +23,9 @@ public struct Configuration: Sendable {
     /// odometry, the first frame's gravity aligns the world (+y up); without it the world is
     /// the first camera's frame.
     public var gravity: [Int: SIMD3<Double>]?
+    /// How the world's axes are set with visual odometry (ARConfiguration.worldAlignment): by
+    /// gravity alone (the default), or by gravity and the compass.
+    public var worldAlignment = WorldAlignment.gravity
     /// An inertial log recorded with the frames (ARKit camera axes). With visual odometry it makes
     /// the map metric without a target of known size (``InertialSample``; the linear visual-inertial
     /// initialisation, after about 5 s of motion).
@@ -55,6 +58,26 @@ public struct Configuration: Sendable {
     public var geoAnchors: [GeoAnchor] = []
     /// How the world is placed on the Earth.
     public var geoTracking = GeoTracker.Parameters()
+
+    /// How the world's axes are set (ARConfiguration.WorldAlignment). Either way the origin is
+    /// odometry's origin camera (the first it located) and units are metres once the world is
+    /// metric; ARKit's `.camera` is not offered (without world tracking the world is each frame's
+    /// camera anyway).
+    public enum WorldAlignment: String, Sendable, CaseIterable {
+        /// +y up (against ``Configuration/gravity`` at odometry's origin frame), -z where the
+        /// origin camera looks, made level, +x to its right (ARKit's `.gravity`). Without gravity
+        /// the world is the origin camera's own frame.
+        case gravity
+        /// +y up, +x east, +z south (-z true north): ARKit's `.gravityAndHeading`, and the geo
+        /// world's axes (``GeoAlignment``), so a localised world needs no turn to the geo world.
+        /// Gravity at odometry's origin frame sets up; the compass reading nearest in time to that
+        /// frame (``Configuration/location``'s or one handed to ``Session/add(_:)-(HeadingReading)``,
+        /// at most 1 s away) sets the turn about it. Needs visual odometry, gravity and geo
+        /// tracking (``Session/init(configuration:)`` throws otherwise; recorded poses are used
+        /// as they are). Where no reading lies near the origin frame the world is set as by
+        /// `.gravity` (``Session/isMissingWorldHeading``).
+        case gravityAndHeading
+    }
 
     /// Where camera poses come from.
     public enum WorldTracking: Sendable {

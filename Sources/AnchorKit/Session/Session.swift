@@ -5,7 +5,9 @@ import Dispatch
 /// Without world tracking the world is each frame's own camera: `camera.transform` is the
 /// identity and anchor transforms are `camera_from_anchor` (../shared/FORMATS.md). With world
 /// tracking (``Configuration/worldTracking``) the camera moves through a fixed world, aligned
-/// to gravity when it is known, and anchors of markers and images stay where they were seen.
+/// to gravity when it is known (and to the compass with
+/// ``Configuration/WorldAlignment/gravityAndHeading``), and anchors of markers and images stay
+/// where they were seen.
 public final class Session {
     /// The configuration the session runs.
     public let configuration: Configuration
@@ -101,6 +103,18 @@ public final class Session {
             for fix in configuration.location?.fixes ?? [] { try geo.add(fix) }
             for heading in configuration.location?.headings ?? [] { geo.add(heading) }
             self.geo = geo
+            headings = configuration.location?.headings ?? []
+        }
+        if configuration.worldAlignment == .gravityAndHeading {
+            guard case .visualOdometry = configuration.worldTracking else {
+                throw InputError("world alignment", "gravityAndHeading needs visual odometry (recorded poses are used as they are)")
+            }
+            guard let gravity = configuration.gravity, !gravity.isEmpty else {
+                throw InputError("world alignment", "gravityAndHeading needs gravity (the compass turns the world about up)")
+            }
+            guard geo != nil else {
+                throw InputError("world alignment", "gravityAndHeading needs geo tracking: configure a location log with compass readings")
+            }
         }
         guard configuration.planeDetection.isEmpty || planes != nil else {
             throw InputError("plane detection", "needs visual odometry (planes are found in its map), not recorded poses")
@@ -125,6 +139,10 @@ public final class Session {
     private var ownProfile = StageProfile()
     /// Geo tracking: where the world is on the Earth.
     private var geo: GeoTracker?
+    /// How the world lay on the Earth at the last frame processed (`geoWorld_from_world`; its yaw
+    /// is near 0 under ``Configuration/WorldAlignment/gravityAndHeading``). Nil until localised
+    /// and without geo tracking.
+    public private(set) var geoAlignment: GeoAlignment?
     private var geoAnchorsShown: Set<String> = []
 
     /// Hands the session a position fix as it arrives (times in seconds of the video); it is used
@@ -134,8 +152,31 @@ public final class Session {
         try geo!.add(fix)
     }
 
-    /// Hands the session a compass reading as it arrives.
-    public func add(_ heading: HeadingReading) { geo?.add(heading) }
+    /// Hands the session a compass reading as it arrives (ignored without geo tracking). With
+    /// ``Configuration/WorldAlignment/gravityAndHeading`` it may also turn the world, if it comes
+    /// before the world's axes are fixed.
+    public func add(_ heading: HeadingReading) {
+        guard geo != nil else { return }
+        geo!.add(heading)
+        if heading.time.isFinite, heading.heading.isFinite { headings.append(heading) }
+    }
+
+    /// Compass readings so far (``Configuration/location``'s and those handed over), for the
+    /// world's turn to heading.
+    private var headings: [HeadingReading] = []
+    /// The times of the frames processed before odometry had an origin frame (it may choose an
+    /// earlier frame than the one it starts on), then the origin frame's time.
+    private var frameTimes: [Int: Double] = [:]
+    private var originTime: Double?
+
+    /// With ``Configuration/WorldAlignment/gravityAndHeading``: the compass reading the world was
+    /// turned by, once its axes are fixed (at odometry's origin frame, or at the frame a target
+    /// founds the world on). Nil before, with `.gravity`, and when ``isMissingWorldHeading``.
+    public private(set) var worldHeading: HeadingReading?
+    /// True once the world's axes were fixed under ``Configuration/WorldAlignment/gravityAndHeading``
+    /// without a compass reading within 1 s of that frame (or without gravity for it): the world
+    /// is then aligned to gravity only, as with `.gravity`, and geo tracking fits its yaw as usual.
+    public private(set) var isMissingWorldHeading = false
 
     /// Processes the next frame: finds targets, updates anchors, and reports the frame's
     /// camera, all known anchors and the events. Throws if the frame's size disagrees with the
@@ -213,6 +254,7 @@ public final class Session {
         var update = FrameUpdate(frame: frame.index, time: frame.time, camera: camera,
                                  anchors: anchors + (planes?.anchors ?? []) + (geoUpdate?.anchors ?? []), events: events)
         update.geoTracking = geoUpdate?.status
+        geoAlignment = geoUpdate?.alignment
         if configuration.estimatesLight { update.lightEstimate = try LightEstimate(of: frame.image) }
         return update
     }
@@ -339,7 +381,12 @@ public final class Session {
     private func locate(_ frame: Frame, observations: [TargetObservation]) throws -> CameraState {
         let intrinsics = configuration.camera
         guard let world else { return CameraState(transform: .identity, trackingState: .normal, intrinsics: intrinsics) }
+        if originTime == nil { frameTimes[frame.index] = frame.time }
         var location = try world.locate(frame, landmarks: landmarks(observations))
+        if originTime == nil, let origin = world.originFrame {
+            originTime = frameTimes[origin]
+            frameTimes = [:]
+        }
         if let pose = location.worldFromCamera, location.trackingState == .normal {
             // Targets of known size, else the inertial log, whichever gives the scale first; the
             // log's scale is refined as the walk grows (unless targets gave it).
@@ -380,7 +427,8 @@ public final class Session {
             // frame's gravity when known (as odometry's would be), or as odometry turned it so far
             // (a camera that only turned keeps its orientation).
             let turned = location.worldFromCamera.map { (alignment ?? odometryAlignment()) * $0 }
-            let camera = turned ?? Transform(rotation: configuration.gravity?[frame.index].map { GravityAlignment.worldFromCamera(gravity: $0) } ?? .identity,
+            let upright = configuration.gravity?[frame.index].map { GravityAlignment.worldFromCamera(gravity: $0) }
+            let camera = turned ?? Transform(rotation: upright.map { headingTurn(of: $0, at: frame.time) * $0 } ?? .identity,
                                              translation: .zero)
             if targetWorld.found(on: observations, worldFromCamera: camera, fusion: &fusion) { alignment = nil }
         }
@@ -404,11 +452,42 @@ public final class Session {
                            positionAccuracy: mapped ? odometryAccuracy.odometry(at: transform.translation, time: time) : nil)
     }
 
-    /// Odometry's world is the camera of its origin frame; that frame's gravity turns it upright.
+    /// The frame odometry's world is the camera of (nil before it has one, and without odometry).
+    var originFrame: Int? { world?.originFrame }
+
+    /// Odometry's world is the camera of its origin frame; that frame's gravity turns it upright
+    /// (and the compass about up, with `.gravityAndHeading`).
     private func odometryAlignment() -> Transform {
-        world?.originFrame.flatMap { configuration.gravity?[$0] }.map {
-            Transform(rotation: GravityAlignment.worldFromCamera(gravity: $0), translation: .zero)
-        } ?? .identity
+        guard let upright = world?.originFrame.flatMap({ configuration.gravity?[$0] }).map(GravityAlignment.worldFromCamera(gravity:)) else {
+            if configuration.worldAlignment == .gravityAndHeading, world?.originFrame != nil { isMissingWorldHeading = true }
+            return .identity
+        }
+        return Transform(rotation: headingTurn(of: upright, at: originTime) * upright, translation: .zero)
+    }
+
+    /// With `.gravityAndHeading`, the turn about +y that makes the gravity-aligned world's -z
+    /// true north, for a camera whose `world_from_camera` rotation in that world is `upright` at
+    /// `time` (seconds of the video): from the compass reading nearest `time`, at most 1 s away.
+    /// The identity with `.gravity`, and without such a reading (``isMissingWorldHeading``).
+    private func headingTurn(of upright: Matrix3, at time: Double?) -> Matrix3 {
+        guard configuration.worldAlignment == .gravityAndHeading else { return .identity }
+        guard let time, let reading = headings.min(by: { abs($0.time - time) < abs($1.time - time) }), abs(reading.time - time) <= 1 else {
+            worldHeading = nil
+            isMissingWorldHeading = true
+            return .identity
+        }
+        // A compass gives the bearing of where the camera looks (its -z); within 30° of straight
+        // down or up there is no such direction, and a phone's compass gives where its top (+y)
+        // points instead (held flat, the top is ahead).
+        let view = -upright.columns.2, top = upright.columns.1
+        let pointer = (view.x * view.x + view.z * view.z).squareRoot() > 0.5 ? view : top
+        // The convention, once: azimuths and bearings are clockwise seen from above (from -z and
+        // from north), a rotation about +y counter-clockwise, so Ry(θ) takes azimuth a to a - θ.
+        // θ = azimuth - bearing (GeoAlignment's yaw) brings the pointer to its bearing: -z north.
+        let yaw = GeoAlignment.azimuth(of: pointer) - reading.heading * .pi / 180
+        worldHeading = reading
+        isMissingWorldHeading = false
+        return .rotation(angle: yaw, axis: SIMD3(0, 1, 0))
     }
 
     /// A world founded on a target, once one is (``TargetWorld``); ``alignment`` is then

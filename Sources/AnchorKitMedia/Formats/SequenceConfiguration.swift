@@ -35,7 +35,8 @@ extension Configuration {
     /// The configuration a recorded sequence describes: its camera, markers, QR codes (each
     /// payload's size), reference images, per-frame gravity (which aligns a world tracked by odometry), the inertial
     /// log, and the location log and geo anchors, loaded from the sequence folder. World tracking stays off until set
-    /// (geo tracking needs it).
+    /// (geo tracking needs it), and so does ``Configuration/worldAlignment`` stay `.gravity`: `.gravityAndHeading`
+    /// needs visual odometry, which is the caller's choice (`anchorkit track` picks it where the log has a compass).
     public init(sequence: RecordedSequence) throws {
         let d = sequence.description
         let images = try d.images.flatMap { $0.isEmpty ? nil : try ReferenceImageSet(targets: $0, folder: sequence.folder) }
