@@ -87,6 +87,35 @@ struct GeoAlignmentFitTests {
         #expect(length(SIMD2(camera.x - truth.x, camera.z - truth.z)) < 0.01)
     }
 
+    /// Odometry whose world turns 2e-4 radians per unit of path (0.6 now, 0.62 a 100-unit path
+    /// back): compass readings along it, each seeing the yaw of its place, and fixes give today's
+    /// yaw and the camera's place (the mean turn over a path stands for its arc: 2 mm here).
+    @Test func readingsAndFixesFollowTheYawDrift() throws {
+        let (yaw, turn, n) = (0.6, 2e-4, 100)
+        let origin = SIMD3<Double>(30, 0, -12)
+        // The camera's geo place after k units, walked along the world's -z as the yaw turned.
+        func walked(_ k: Int) -> SIMD3<Double> {
+            (0..<k * 10).reduce(origin) { place, step in
+                let since = Double(n) - (Double(step) + 0.5) / 10
+                return place + 0.1 * (Matrix3.rotation(angle: yaw + turn * since, axis: SIMD3(0, 1, 0)) * SIMD3(0, 0, -1))
+            }
+        }
+        var positions: [GeoAlignmentFit.Position] = [], headings: [GeoAlignmentFit.Heading] = []
+        for k in 0...n {
+            let since = Double(n - k)
+            positions.append(.init(world: SIMD3(0, 0, -Double(k)), geoWorld: walked(k), horizontalSigma: 5, verticalSigma: 10, pathSince: since))
+            headings.append(.init(worldAzimuth: 0.2, bearing: 0.2 - (yaw + turn * since), sigma: 0.01, pathSince: since))
+        }
+        var fit = GeoAlignmentFit()
+        fit.current = SIMD3(0, 0, -Double(n))
+        fit.yawDriftSigma = 1e-2  // a prior loose enough not to pull (at 1e-4 it holds the drift 12 % short)
+        let result = try #require(fit.fit(positions: positions, headings: headings, scalePrior: (1, 0.01)))
+        #expect(abs(result.yaw - yaw) < 1e-4)
+        let camera = result.scale * (Matrix3.rotation(angle: result.yaw, axis: SIMD3(0, 1, 0)) * SIMD3(0, 0, -Double(n))) + result.translation
+        let truth = walked(n)
+        #expect(length(SIMD2(camera.x - truth.x, camera.z - truth.z)) < 0.01)
+    }
+
     /// A camera that stays put and no compass: the yaw is unknown, and no alignment is given.
     @Test func noSpreadAndNoCompassGivesNothing() {
         let positions = (0..<10).map { k in

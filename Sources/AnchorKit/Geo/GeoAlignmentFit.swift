@@ -25,6 +25,8 @@ struct GeoAlignmentFit {
         var bearing: Double
         /// Radians, 1 σ.
         var sigma: Double
+        /// World units of path since (odometry's yaw drifts along it).
+        var pathSince = 0.0
         /// The yaw this reading alone gives the alignment.
         var yaw: Double { worldAzimuth - bearing }
     }
@@ -43,8 +45,8 @@ struct GeoAlignmentFit {
     /// An alignment with its uncertainty.
     struct Result {
         var yaw: Double, scale: Double, translation: SIMD3<Double>
-        /// Covariance of (yaw, ln scale, east, south translation, scale drift): radians, -, metres,
-        /// per world unit of path.
+        /// Covariance of (yaw, ln scale, east, south translation, scale drift, yaw drift): radians,
+        /// -, metres, per world unit of path, radians per world unit of path.
         var covariance: DenseMatrix
         /// Fixes whose normalised error is within the Huber threshold.
         var inliers: Int
@@ -60,7 +62,7 @@ struct GeoAlignmentFit {
         /// world point `p`.
         func horizontalSigma(at p: SIMD3<Double>) -> Double {
             let j = GeoAlignmentFit.jacobian(yaw: yaw, scale: scale, world: SIMD2(p.x, p.z))
-            let jm = DenseMatrix(rows: 2, columns: 5, values: [j.0.x, j.1.x, 1, 0, 0, j.0.y, j.1.y, 0, 1, 0])
+            let jm = DenseMatrix(rows: 2, columns: 6, values: [j.0.x, j.1.x, 1, 0, 0, 0, j.0.y, j.1.y, 0, 1, 0, 0])
             let c = jm * covariance * jm.transposed
             let (a, b, d) = (c[0, 0], c[0, 1], c[1, 1])
             return ((a + d) / 2 + (((a - d) / 2) * ((a - d) / 2) + b * b).squareRoot()).squareRoot()
@@ -75,6 +77,9 @@ struct GeoAlignmentFit {
     var current: SIMD3<Double>?
     /// The drift's prior σ, per world unit of path.
     var driftSigma = 2e-3
+    /// The prior σ of odometry's yaw drift, radians per world unit of path: a pair `pathSince` back
+    /// saw the world turned by yaw + yawDrift · pathSince.
+    var yawDriftSigma = 1e-4
 
     /// The fit of `positions` and `headings`, with `scalePrior` (value, σ of its logarithm) on the
     /// scale, or free where nil; nil when they do not fix the yaw (under two fixes and no reading,
@@ -108,6 +113,12 @@ struct GeoAlignmentFit {
         return best.result
     }
 
+    /// `v` (a world (x, z)) turned by `angle` about +y as the alignment's yaw turns it.
+    static func turned(_ v: SIMD2<Double>, by angle: Double) -> SIMD2<Double> {
+        let c = cos(angle), s = sin(angle)
+        return SIMD2(c * v.x + s * v.y, -s * v.x + c * v.y)
+    }
+
     /// d(position)/d(yaw) and d(position)/d(ln scale) of the horizontal model
     /// scale · R(yaw) · (x, z) + t.
     static func jacobian(yaw: Double, scale: Double, world w: SIMD2<Double>) -> (SIMD2<Double>, SIMD2<Double>) {
@@ -117,18 +128,16 @@ struct GeoAlignmentFit {
 
     private func solve(_ positions: [Position], _ headings: [Heading], _ speeds: [Speed], _ scalePrior: (value: Double, logSigma: Double)?,
                        from start: (Double, Double)) -> (result: Result, cost: Double)? {
-        var yaw = start.0, logScale = log(max(start.1, 1e-9)), drift = 0.0
+        var yaw = start.0, logScale = log(max(start.1, 1e-9)), drift = 0.0, yawDrift = 0.0
         let pivot = current.map { SIMD2($0.x, $0.z) } ?? .zero
-        // The world point as it would be without the scale's drift since the fix: its offset from
-        // the camera was walked at the mean scale over the path since, 1 - drift · pathSince / 2.
-        func undrifted(_ p: Position) -> SIMD2<Double> {
-            let w = SIMD2(p.world.x, p.world.z)
-            return w - drift * p.pathSince / 2 * (w - pivot)
+        // The offset of a fix's world point from the camera as it would be without odometry's drift
+        // since: walked at the mean scale and yaw over the path since, 1 - drift · pathSince / 2
+        // and yawDrift · pathSince / 2 (the turn about +y as the alignment's, `turned`).
+        func offset(_ p: Position) -> SIMD2<Double> {
+            Self.turned(SIMD2(p.world.x, p.world.z) - pivot, by: yawDrift * p.pathSince / 2)
         }
-        func predicted(_ p: Position) -> SIMD2<Double> {
-            let c = cos(yaw), s = sin(yaw), w = undrifted(p)
-            return exp(logScale) * SIMD2(c * w.x + s * w.y, -s * w.x + c * w.y)
-        }
+        func undrifted(_ p: Position) -> SIMD2<Double> { pivot + (1 - drift * p.pathSince / 2) * offset(p) }
+        func predicted(_ p: Position) -> SIMD2<Double> { exp(logScale) * Self.turned(undrifted(p), by: yaw) }
         // The start's translation: the weighted mean that best fits the start's yaw and scale.
         var t = SIMD2<Double>.zero, total = 0.0
         for p in positions {
@@ -137,14 +146,15 @@ struct GeoAlignmentFit {
             total += w
         }
         t /= total
-        var normal = DenseMatrix(rows: 5, columns: 5)
+        let n = 6
+        var normal = DenseMatrix(rows: n, columns: n)
         for _ in 0..<iterations {
-            normal = DenseMatrix(rows: 5, columns: 5)
-            var gradient = [Double](repeating: 0, count: 5)
+            normal = DenseMatrix(rows: n, columns: n)
+            var gradient = [Double](repeating: 0, count: n)
             func add(_ row: [Double], _ residual: Double, _ weight: Double) {
-                for a in 0..<5 {
+                for a in 0..<n {
                     gradient[a] += weight * row[a] * residual
-                    for b in 0..<5 { normal[a, b] += weight * row[a] * row[b] }
+                    for b in 0..<n { normal[a, b] += weight * row[a] * row[b] }
                 }
             }
             for p in positions {
@@ -152,34 +162,40 @@ struct GeoAlignmentFit {
                 let normalised = length(r) / p.horizontalSigma
                 let robust = normalised <= huber ? 1 : huber / normalised
                 let (dYaw, dScale) = Self.jacobian(yaw: yaw, scale: exp(logScale), world: undrifted(p))
-                // d(prediction)/d(drift): the scaled, turned offset from the camera, times the path since.
-                let (_, offset) = Self.jacobian(yaw: yaw, scale: exp(logScale), world: SIMD2(p.world.x, p.world.z) - pivot)
-                let dDrift = current == nil ? .zero : -p.pathSince / 2 * offset
+                // d(prediction)/d(drift) and d/d(yaw drift): the scaled, turned offset from the camera
+                // (its scale's and its turn's derivatives) times half the path since.
+                let (dTurn, dStretch) = Self.jacobian(yaw: yaw, scale: exp(logScale), world: offset(p))
+                let half = current == nil ? 0 : p.pathSince / 2
+                let dDrift = -half * dStretch, dYawDrift = half * (1 - drift * p.pathSince / 2) * dTurn
                 let w = robust / (p.horizontalSigma * p.horizontalSigma)
-                add([dYaw.x, dScale.x, 1, 0, dDrift.x], r.x, w)
-                add([dYaw.y, dScale.y, 0, 1, dDrift.y], r.y, w)
+                add([dYaw.x, dScale.x, 1, 0, dDrift.x, dYawDrift.x], r.x, w)
+                add([dYaw.y, dScale.y, 0, 1, dDrift.y, dYawDrift.y], r.y, w)
             }
-            for h in headings { add([1, 0, 0, 0, 0], remainder(h.yaw - yaw, 2 * .pi), 1 / (h.sigma * h.sigma)) }
+            for h in headings {
+                add([1, 0, 0, 0, 0, h.pathSince], remainder(h.yaw - yaw - yawDrift * h.pathSince, 2 * .pi), 1 / (h.sigma * h.sigma))
+            }
             for v in speeds {
                 let drifted = max(1e-3, 1 - drift * v.pathSince)
-                add([0, 1, 0, 0, -v.pathSince / drifted], log(v.speed / v.worldSpeed) - logScale - log(drifted), 1 / (v.logSigma * v.logSigma))
+                add([0, 1, 0, 0, -v.pathSince / drifted, 0], log(v.speed / v.worldSpeed) - logScale - log(drifted), 1 / (v.logSigma * v.logSigma))
             }
             if let prior = scalePrior {
-                add([0, 1, 0, 0, 0], log(prior.value) - logScale, 1 / (prior.logSigma * prior.logSigma))
+                add([0, 1, 0, 0, 0, 0], log(prior.value) - logScale, 1 / (prior.logSigma * prior.logSigma))
             } else if positions.count < 3 && speeds.isEmpty {
-                add([0, 1, 0, 0, 0], 0 - logScale, 1)  // two fixes cannot tell scale from noise: keep it near 1
+                add([0, 1, 0, 0, 0, 0], 0 - logScale, 1)  // two fixes cannot tell scale from noise: keep it near 1
             }
-            // Without a camera to drift about, the drift stays 0 (its row is the identity's).
-            add([0, 0, 0, 0, 1], -drift, current == nil ? 1 : 1 / (driftSigma * driftSigma))
+            // Without a camera to drift about, the drifts stay 0 (their rows are the identity's).
+            add([0, 0, 0, 0, 1, 0], -drift, current == nil ? 1 : 1 / (driftSigma * driftSigma))
+            add([0, 0, 0, 0, 0, 1], -yawDrift, current == nil ? 1 : 1 / (yawDriftSigma * yawDriftSigma))
             // Levenberg's damping keeps a step through a weakly held yaw bounded.
             var damped = normal
-            for a in 0..<5 { damped[a, a] += 1e-9 + 1e-6 * normal[a, a] }
+            for a in 0..<n { damped[a, a] += 1e-9 + 1e-6 * normal[a, a] }
             guard let inverse = damped.inverse else { return nil }
             let step = inverse * DenseMatrix(vector: gradient)
             yaw += step[0, 0]
             logScale += step[1, 0]
             t += SIMD2(step[2, 0], step[3, 0])
             drift += step[4, 0]
+            yawDrift += step[5, 0]
             if abs(step[0, 0]) < 1e-9 && abs(step[1, 0]) < 1e-9 && length(SIMD2(step[2, 0], step[3, 0])) < 1e-6 { break }
         }
         guard let covariance = normal.inverse else { return nil }
@@ -190,7 +206,7 @@ struct GeoAlignmentFit {
             squares += dot(r, r)
             if n <= huber { inliers += 1 }
         }
-        for h in headings { cost += pow(remainder(h.yaw - yaw, 2 * .pi) / h.sigma, 2) }
+        for h in headings { cost += pow(remainder(h.yaw - yaw - yawDrift * h.pathSince, 2 * .pi) / h.sigma, 2) }
         for v in speeds { cost += pow((log(v.speed / v.worldSpeed) - logScale - log(max(1e-3, 1 - drift * v.pathSince))) / v.logSigma, 2) }
         let result = Result(yaw: remainder(yaw, 2 * .pi), scale: exp(logScale), translation: SIMD3(t.x, 0, t.y),
                             covariance: covariance, inliers: inliers, rms: (squares / Double(positions.count)).squareRoot(),

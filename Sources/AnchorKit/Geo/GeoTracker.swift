@@ -49,10 +49,13 @@ public struct GeoTracker {
         public var metricScaleLogSigma = 0.1
         /// Metres of the camera's path over which a pair's weight falls by e (odometry drifts with
         /// distance: the alignment is fitted for where the camera is).
-        public var fadeDistance = 150.0
+        public var fadeDistance = 300.0
         /// The prior σ of odometry's scale drift: the relative change of its unit per metre of
         /// path (monocular odometry driving down a street loses ~1e-3 a metre).
         public var scaleDriftSigma = 2e-3
+        /// The prior σ of odometry's yaw drift, radians per metre of path (monocular odometry
+        /// driving down a street turns ~3e-5 a metre).
+        public var yawDriftSigma = 1e-4
         /// The relative σ under which the fixes' scale makes a world metric (``metricScale``).
         public var scaleTolerance = 0.04
         public init() {}
@@ -296,11 +299,13 @@ public struct GeoTracker {
             let turns = (headings + courses).map { h -> GeoAlignmentFit.Heading in
                 var pair = h.pair
                 pair.sigma *= fading(h.path)
+                pair.pathSince = travelled - h.path
                 return pair
             }
             var fit = GeoAlignmentFit()
             fit.current = camera.transform.translation
             fit.driftSigma = parameters.scaleDriftSigma
+            fit.yawDriftSigma = parameters.yawDriftSigma
             let rates = speeds.map { v -> GeoAlignmentFit.Speed in
                 var pair = v.pair
                 pair.logSigma *= fading(v.path)
