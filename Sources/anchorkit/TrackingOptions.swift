@@ -160,9 +160,7 @@ struct TrackingOptions: ParsableArguments {
             throw ValidationError("--geo-anchor \"\(argument)\": expected NAME=LAT,LON[,ALT], e.g. fountain=45.5553,18.6953,130")
         }
         let coordinate = GeoCoordinate(latitude: numbers[0]!, longitude: numbers[1]!, altitude: numbers.count == 3 ? numbers[2]! : 0)
-        guard coordinate.isValid else {
-            throw ValidationError("--geo-anchor \"\(argument)\": latitude must be within ±90° and longitude within ±180°")
-        }
+        if let problem = coordinate.problem { throw ValidationError("--geo-anchor \"\(argument)\": \(problem)") }
         return GeoAnchor(name: parts[0], coordinate: coordinate)
     }
 

@@ -16,7 +16,14 @@ public struct GeoCoordinate: Hashable, Sendable, Codable {
 
     /// Whether the latitude is within ±90°, the longitude within ±180° (and both and the altitude
     /// finite): what a receiver can report.
-    public var isValid: Bool {
-        latitude.isFinite && longitude.isFinite && altitude.isFinite && abs(latitude) <= 90 && abs(longitude) <= 180
+    public var isValid: Bool { problem == nil }
+
+    /// What makes the coordinate impossible, in one line ("latitude 91.0 is beyond ±90°"); nil
+    /// when it is valid.
+    public var problem: String? {
+        if !latitude.isFinite || abs(latitude) > 90 { return "latitude \(latitude) is beyond ±90°" }
+        if !longitude.isFinite || abs(longitude) > 180 { return "longitude \(longitude) is beyond ±180°" }
+        if !altitude.isFinite { return "altitude \(altitude) is not finite" }
+        return nil
     }
 }

@@ -123,9 +123,8 @@ public struct GeoTracker {
     /// Queues a fix; it is used once a frame at or after its time is processed. Throws for an
     /// impossible coordinate.
     public mutating func add(_ fix: LocationFix) throws {
-        guard fix.coordinate.isValid, fix.time.isFinite else {
-            throw InputError("location", "fix at \(fix.time) s: impossible coordinate \(fix.coordinate.latitude), \(fix.coordinate.longitude)")
-        }
+        guard fix.time.isFinite else { throw InputError("location", "a fix at time \(fix.time)") }
+        if let problem = fix.coordinate.problem { throw InputError("location", "fix at \(fix.time) s: \(problem)") }
         pending.append(fix)
         // Fixes handed over live may arrive out of order; they are taken in time order.
         if pending.count - nextFix > 1, pending[pending.count - 2].time > fix.time { pending[nextFix...].sort { $0.time < $1.time } }

@@ -42,7 +42,7 @@ enum GPXTrack {
             let geoidHeight = try value("geoidheight", point.children["geoidheight"])
             if elevation != nil, geoidHeight == nil { heightsAboveSeaLevel += 1 }
             let altitude = elevation.map { $0 + (geoidHeight ?? 0) }
-            if let p = LocationLogFile.problem(latitude: latitude, longitude: longitude, altitude: altitude ?? 0) { throw problem(p) }
+            if let p = GeoCoordinate(latitude: latitude, longitude: longitude, altitude: altitude ?? 0).problem { throw problem(p) }
             let hdop = try value("hdop", point.children["hdop"])
             let vdop = try value("vdop", point.children["vdop"])
             records.fixes.append(LocationFix(

@@ -164,14 +164,6 @@ public enum LocationLogFile {
         }
     }
 
-    /// The one-line problem with a coordinate, or nil if a receiver could report it.
-    static func problem(latitude: Double, longitude: Double, altitude: Double = 0) -> String? {
-        if !latitude.isFinite || abs(latitude) > 90 { return "latitude \(latitude) is beyond ±90°" }
-        if !longitude.isFinite || abs(longitude) > 180 { return "longitude \(longitude) is beyond ±180°" }
-        if !altitude.isFinite { return "altitude \(altitude) is not finite" }
-        return nil
-    }
-
     /// A decimal number as the formats write it: `Double("nan")`, `Double("0x1p3")` and the
     /// like are refused, as are values that are not finite.
     static func number(_ text: Substring) -> Double? {
@@ -198,7 +190,7 @@ public enum LocationLogFile {
         _ = try JSONLines.read(Line.self, contentsOf: path) { line in
             switch (line.latitude, line.longitude) {
             case let (latitude?, longitude?):
-                if let problem = problem(latitude: latitude, longitude: longitude) { throw JSONLines.LineProblem(problem) }
+                if let problem = GeoCoordinate(latitude: latitude, longitude: longitude).problem { throw JSONLines.LineProblem(problem) }
                 records.fixes.append(LocationFix(
                     time: line.time, coordinate: GeoCoordinate(latitude: latitude, longitude: longitude, altitude: line.altitude ?? 0),
                     horizontalAccuracy: unknownAsMinusOne(line.horizontalAccuracy),

@@ -169,7 +169,7 @@ enum NMEASentences {
                 }
                 let latitude = try angle(field(i), field(i + 1), "latitude", "N", "S")
                 let longitude = try angle(field(i + 2), field(i + 3), "longitude", "E", "W")
-                if let p = LocationLogFile.problem(latitude: latitude, longitude: longitude) { throw Problem(p) }
+                if let p = GeoCoordinate(latitude: latitude, longitude: longitude).problem { throw Problem(p) }
                 return (latitude, longitude)
             }
             switch type {

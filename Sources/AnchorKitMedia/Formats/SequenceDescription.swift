@@ -55,9 +55,8 @@ public struct SequenceDescription: Codable, Sendable {
                 throw InputError(path, "malformed: \(JSONProblem.describe(e))")
             }
             return try list.map { d in
-                guard !d.name.isEmpty, d.geoAnchor.coordinate.isValid else {
-                    throw InputError(path, "\"\(d.name)\": a name, latitude within ±90° and longitude within ±180° are needed")
-                }
+                guard !d.name.isEmpty else { throw InputError(path, "a place without a name") }
+                if let problem = d.geoAnchor.coordinate.problem { throw InputError(path, "\"\(d.name)\": \(problem)") }
                 return d.geoAnchor
             }
         }
@@ -109,9 +108,7 @@ public struct SequenceDescription: Codable, Sendable {
         var geoNames = Set<String>()
         for g in geoAnchors ?? [] {
             guard !g.name.isEmpty, geoNames.insert(g.name).inserted else { throw fail("geoAnchors: names must be unique and not empty (\"\(g.name)\")") }
-            guard g.geoAnchor.coordinate.isValid else {
-                throw fail("geoAnchors: \"\(g.name)\": latitude must be within ±90°, longitude within ±180° (\(g.latitude), \(g.longitude))")
-            }
+            if let problem = g.geoAnchor.coordinate.problem { throw fail("geoAnchors: \"\(g.name)\": \(problem)") }
         }
         for i in images ?? [] {
             if let problem = Plausible.physicalSizeProblem(i.physicalWidth, of: "image \"\(i.name)\": physicalWidth") {
