@@ -198,13 +198,21 @@ struct GeoAlignmentFit {
             yawDrift += step[5, 0]
             if abs(step[0, 0]) < 1e-9 && abs(step[1, 0]) < 1e-9 && length(SIMD2(step[2, 0], step[3, 0])) < 1e-6 { break }
         }
-        guard let covariance = normal.inverse else { return nil }
+        guard var covariance = normal.inverse else { return nil }
         var cost = 0.0, squares = 0.0, inliers = 0
         for p in positions {
             let r = SIMD2(p.geoWorld.x, p.geoWorld.z) - (predicted(p) + t), n = length(r) / p.horizontalSigma
             cost += n <= huber ? n * n : 2 * huber * n - huber * huber
             squares += dot(r, r)
             if n <= huber { inliers += 1 }
+        }
+        // Fixes scattered more than their stated accuracy says (a receiver that overstates it):
+        // the uncertainty grows by their a-posteriori variance factor (never shrinks below the
+        // stated one). Readings are left out of it: correlated, their σ is inflated on purpose.
+        let redundancy = 2 * positions.count - 4
+        if redundancy >= 4 {
+            let factor = cost / Double(redundancy)
+            if factor > 1 { covariance.values = covariance.values.map { $0 * factor } }
         }
         for h in headings { cost += pow(remainder(h.yaw - yaw - yawDrift * h.pathSince, 2 * .pi) / h.sigma, 2) }
         for v in speeds { cost += pow((log(v.speed / v.worldSpeed) - logScale - log(max(1e-3, 1 - drift * v.pathSince))) / v.logSigma, 2) }
