@@ -41,9 +41,6 @@ struct RenderCommand: ParsableCommand {
     @Option(help: "Geo tracking: a route through the geo anchors NAME,NAME,... in order, drawn on the ground with turn arrows.")
     var geoRoute: String?
 
-    @Option(help: "How high the camera is above the ground the route is drawn on, metres (default 1.5: a phone at eye height).")
-    var cameraAboveGround = 1.5
-
     @Flag(help: "Light overlays as the scene is lit: dimmed or brightened with each frame's light estimate (ambient intensity / 1000).")
     var matchLight = false
 
@@ -69,8 +66,7 @@ struct RenderCommand: ParsableCommand {
             let started = Date()
             let placements = try overlays.map(OverlayArgument.anchored) + taps.map(OverlayArgument.tap)
             var guidance = GeoGuidance(arrowTarget: geoArrow, route: geoRoute.map { $0.split(separator: ",").map(String.init) } ?? [])
-            guard cameraAboveGround.isFinite, cameraAboveGround > 0 else { throw ValidationError("--camera-above-ground must be a positive number of metres") }
-            guidance.routeBelowEye = cameraAboveGround
+            guidance.routeBelowEye = tracking.cameraAboveGround
             guard guidance.route.count != 1 else { throw ValidationError("--geo-route needs at least two geo anchors, NAME,NAME,...") }
             let guiding = guidance.arrowTarget != nil || !guidance.route.isEmpty
             guard !placements.isEmpty || debug || guiding else {

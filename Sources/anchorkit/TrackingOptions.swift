@@ -94,11 +94,14 @@ struct TrackingOptions: ParsableArguments {
     var locationOffset = 0.0
 
     @Option(name: .customLong("geo-anchor"), parsing: .singleValue,
-            help: "A place given by coordinate, NAME=LAT,LON[,ALT] (degrees WGS84, metres above the ellipsoid; e.g. fountain=45.5553,18.6953,130); repeatable, added to the sequence's geoAnchors.")
+            help: "A place given by coordinate, NAME=LAT,LON[,ALT] (degrees WGS84, metres above the ellipsoid; e.g. fountain=45.5553,18.6953,130; without ALT on the ground, --camera-above-ground below the camera); repeatable, added to the sequence's geoAnchors.")
     var geoAnchors: [String] = []
 
     @Option(help: "A JSON file of places: a list of {\"name\", \"latitude\", \"longitude\", \"altitude\"} as sequence.json's geoAnchors.")
     var geoAnchorFile: String?
+
+    @Option(help: "Geo tracking: how high the camera is above the ground, metres (default 1.5: a phone at eye height): places given without an altitude stand on the ground this far below it, and render's route is drawn there.")
+    var cameraAboveGround = 1.5
 
     @Option(help: "Geo tracking: fused (the log fitted to the world tracker's trajectory) or newest-fix (the naive baseline: every frame placed from the newest fix and compass reading alone).")
     var geoMode = "fused"
@@ -159,9 +162,9 @@ struct TrackingOptions: ParsableArguments {
         guard parts.count == 2, !parts[0].isEmpty, (2...3).contains(numbers.count), numbers.allSatisfy({ $0 != nil }) else {
             throw ValidationError("--geo-anchor \"\(argument)\": expected NAME=LAT,LON[,ALT], e.g. fountain=45.5553,18.6953,130")
         }
-        let coordinate = GeoCoordinate(latitude: numbers[0]!, longitude: numbers[1]!, altitude: numbers.count == 3 ? numbers[2]! : 0)
-        if let problem = coordinate.problem { throw ValidationError("--geo-anchor \"\(argument)\": \(problem)") }
-        return GeoAnchor(name: parts[0], coordinate: coordinate)
+        let anchor = GeoAnchor(name: parts[0], latitude: numbers[0]!, longitude: numbers[1]!, altitude: numbers.count == 3 ? numbers[2]! : nil)
+        if let problem = anchor.coordinate.problem { throw ValidationError("--geo-anchor \"\(argument)\": \(problem)") }
+        return anchor
     }
 
     /// Reads the input (first frame decoded) and sets up the session these options describe.
@@ -191,6 +194,7 @@ struct TrackingOptions: ParsableArguments {
         let requestedAlignment = try worldAlignment.map(Self.worldAlignment(argument:))
         guard locationFile == nil || !photos else { throw ValidationError("--location needs a video or a sequence, not still photos") }
         let world = self.world || planeDetection != nil || locationFile != nil
+        guard cameraAboveGround.isFinite, cameraAboveGround > 0 else { throw ValidationError("--camera-above-ground must be a positive number of metres") }
         guard world || (gravity == nil && poses == nil && imu == nil) else { throw ValidationError("--gravity, --imu and --poses need --world") }
         guard cameraHeight == nil || planeDetection?.contains(.horizontal) == true else {
             throw ValidationError("--camera-height needs --planes with horizontal (the floor is found as a plane)")
@@ -238,6 +242,7 @@ struct TrackingOptions: ParsableArguments {
             configuration.location = contents.log
             configuration.geoAnchors = places
             configuration.geoTracking.mode = geoMode
+            configuration.geoTracking.cameraAboveGround = cameraAboveGround
         }
         configuration.worldAlignment = try Self.worldAlignment(requestedAlignment, for: configuration)
         configuration.markerDetection.cornerRefinement = refinement

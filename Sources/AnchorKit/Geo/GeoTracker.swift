@@ -42,6 +42,9 @@ public struct GeoTracker {
         public var blendTime = 1.0
         /// Seconds over which the frames' gravity is averaged to level the places.
         public var levelTime = 1.0
+        /// How high the camera is above the ground, metres: places without an altitude stand this
+        /// far below it (a phone held at eye height; a dashboard camera about 1.3 m).
+        public var cameraAboveGround = 1.5
         /// Fixes paired before the world is localised, and the largest yaw σ (degrees) and
         /// horizontal σ (metres) it is localised with.
         public var minimumFixes = 5, localizedHeadingSigma = 10.0, localizedHorizontalSigma = 10.0
@@ -367,10 +370,15 @@ public struct GeoTracker {
         // The world's tilt here, from gravity: turned about the camera, places stand level.
         let level = worldUp.map { Transform(rotation: Matrix3.rotation(from: SIMD3(0, 1, 0), to: $0), translation: .zero) } ?? .identity
         let tilt = Transform(translation: camera) * level * Transform(translation: -camera)
-        return zip(anchors, places).map { anchor, place in
+        return zip(anchors, places).map { anchor, fixed in
+            var place = fixed, coordinate = anchor.coordinate
+            if anchor.altitudeSource == .ground {
+                place.y = eye.y - parameters.cameraAboveGround
+                coordinate.altitude = (try? frame?.coordinate(of: LocalTangentFrame.enu(fromGeoWorld: place)).altitude) ?? coordinate.altitude
+            }
             var a = Anchor(identifier: anchor.identifier, kind: .geo, name: anchor.name, isTracked: true,
                            transform: tilt * alignment.worldFromPlace(at: place, seenFrom: camera), extent: .zero)
-            a.coordinate = anchor.coordinate
+            a.coordinate = coordinate
             let distance = length(SIMD2(place.x - eye.x, place.z - eye.z))
             a.geoAccuracy = (accuracy * accuracy + pow(distance * headingSigma, 2)).squareRoot()
             return a

@@ -62,12 +62,34 @@ public struct GeoTrackingStatus: Equatable, Sendable, Codable {
 public struct GeoAnchor: Hashable, Sendable {
     /// The place's name: the anchor's id is `geo/<name>`.
     public var name: String
-    /// Where it is on the Earth.
+    /// Where it is on the Earth (its altitude is not used with ``AltitudeSource/ground``).
     public var coordinate: GeoCoordinate
+    /// Where its altitude comes from.
+    public var altitudeSource: AltitudeSource
 
+    /// Where a place's altitude comes from (ARGeoAnchor's `altitudeSource`).
+    public enum AltitudeSource: Sendable {
+        /// ``GeoAnchor/coordinate``'s, metres above the WGS84 ellipsoid (ARKit's `userDefined`).
+        case userDefined
+        /// None was given: the place stands on the ground the camera is on,
+        /// ``GeoTracker/Parameters/cameraAboveGround`` below the camera (ARKit takes it from its
+        /// maps; a receiver's altitude, σ 5-10 m, would put it metres above or below the street).
+        case ground
+    }
+
+    /// A place at `coordinate`, its altitude as given.
     public init(name: String, coordinate: GeoCoordinate) {
         self.name = name
         self.coordinate = coordinate
+        altitudeSource = .userDefined
+    }
+
+    /// A place at a latitude and longitude (degrees, WGS84) and an altitude (metres above the
+    /// ellipsoid), or on the ground under the camera where `altitude` is nil (``AltitudeSource/ground``).
+    public init(name: String, latitude: Double, longitude: Double, altitude: Double? = nil) {
+        self.name = name
+        coordinate = GeoCoordinate(latitude: latitude, longitude: longitude, altitude: altitude ?? 0)
+        altitudeSource = altitude == nil ? .ground : .userDefined
     }
 
     /// The stream id, `geo/<name>`.

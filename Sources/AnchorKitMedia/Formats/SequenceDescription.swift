@@ -45,7 +45,7 @@ public struct SequenceDescription: Codable, Sendable {
         public var altitude: Double?
         public init(_ anchor: GeoAnchor) {
             name = anchor.name; latitude = anchor.coordinate.latitude; longitude = anchor.coordinate.longitude
-            altitude = anchor.coordinate.altitude
+            altitude = anchor.altitudeSource == .ground ? nil : anchor.coordinate.altitude
         }
         /// Reads a JSON list of places (as sequence.json's `geoAnchors`), checking each coordinate.
         public static func read(contentsOf path: String) throws -> [GeoAnchor] {
@@ -61,9 +61,9 @@ public struct SequenceDescription: Codable, Sendable {
             }
         }
 
-        /// The anchor; its altitude 0 where none is given.
+        /// The anchor; on the ground under the camera where no altitude is given.
         public var geoAnchor: GeoAnchor {
-            GeoAnchor(name: name, coordinate: GeoCoordinate(latitude: latitude, longitude: longitude, altitude: altitude ?? 0))
+            GeoAnchor(name: name, latitude: latitude, longitude: longitude, altitude: altitude)
         }
     }
 
