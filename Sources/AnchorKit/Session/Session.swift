@@ -394,14 +394,15 @@ public final class Session {
             if scale != nil, location.scale == .arbitrary {
                 factor = scale!.add(observations, points: world.trackedPoints, camera: configuration.camera)
             }
-            if factor == nil, inertialScale != nil, location.scale == .arbitrary || inertialScale!.isDone {
+            if factor == nil, inertialScale != nil, location.scale == .arbitrary || inertialScale!.isDone || scaleIsFromFixes {
                 factor = inertialScale!.add(frame: frame.index, time: frame.time, mapFromCamera: pose)
             }
             if factor == nil, location.scale == .arbitrary, let height = configuration.cameraHeight, let alignment {
                 factor = scaleFromCameraHeight(height, cameraY: (alignment * pose).translation.y)
             }
             // Position fixes over a long enough path give the scale too (a drive at constant speed
-            // gives an inertial log none).
+            // gives an inertial log none); an inertial log's, good to ~1 % against their ~4 %,
+            // replaces it when it comes.
             var byFixes = false
             if factor == nil, location.scale == .arbitrary, let metres = geo?.metricScale { (factor, byFixes) = (metres, true) }
             if let factor {
@@ -411,6 +412,10 @@ public final class Session {
                 floorEdges.rescale(by: factor)
                 odometryAccuracy.rescale(by: factor)
                 geo?.rescale(by: factor, byFixes: byFixes)
+                if byFixes {
+                    scaleIsFromFixes = true
+                    inertialScale?.noteRescale(by: factor)
+                }
                 location.worldFromCamera = pose.translationScaled(by: factor)
                 location.scale = .metric
             }
@@ -493,6 +498,9 @@ public final class Session {
     /// A world founded on a target, once one is (``TargetWorld``); ``alignment`` is then
     /// `targetWorld_from_odometryWorld`, found where odometry joins.
     private lazy var targetWorld = TargetWorld(camera: configuration.camera)
+    /// Whether the world was made metric by position fixes (``GeoTracker/metricScale``), which an
+    /// inertial log's scale then corrects.
+    private var scaleIsFromFixes = false
     /// Whether the world tracker's last location was metric (its tracked points' depths are metres).
     private var odometryIsMetric = false
     /// The stated accuracy of odometry's camera in a world of its own.

@@ -62,6 +62,10 @@ struct InertialScaleEstimator {
     /// The factor applied to the map so far (1 until it is metric).
     private(set) var applied = 1.0
 
+    /// The map was rescaled by `factor` from elsewhere (position fixes made it metric first): the
+    /// log's own scale, when it comes, corrects that one.
+    mutating func noteRescale(by factor: Double) { applied *= factor }
+
     /// Adds a tracked frame (`map_from_camera`, ARKit camera convention, in the map's current unit).
     /// Returns a factor to rescale the map by: the first time the scale is known, then whenever the
     /// growing walk moves it by more than ``refinementThreshold`` (refinements every
