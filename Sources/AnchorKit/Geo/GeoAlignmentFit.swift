@@ -1,9 +1,12 @@
 import Foundation
 
-/// The least-squares ``GeoAlignment`` of a world trajectory to position fixes and compass
-/// readings: yaw, scale and the horizontal translation by Gauss-Newton on the fixes' horizontal
-/// errors, each reading's yaw and a prior on the scale, with Huber weights against outlying fixes
-/// (multipath); the height by a weighted mean. Residuals are in units of their stated σ.
+/// The least-squares ``GeoAlignment`` of a world trajectory to position fixes, compass readings
+/// and ground speeds: yaw, scale and the horizontal translation where the camera is now, with
+/// odometry's drift in scale and yaw along the path since each pair, by Gauss-Newton on the
+/// fixes' horizontal errors, each reading's yaw, each speed's ratio and priors on the scale and
+/// the drifts, with Huber weights against outlying fixes (multipath); the height by a weighted
+/// mean. Residuals are in units of their stated σ; the covariance grows with the fixes' scatter
+/// where it exceeds their stated accuracy.
 struct GeoAlignmentFit {
     /// A fix paired with where the world tracker had the camera at the fix's time.
     struct Position {
