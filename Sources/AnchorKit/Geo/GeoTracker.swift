@@ -144,7 +144,7 @@ public struct GeoTracker {
 
     /// Geo metres per unit of a world without a metric scale, once the fixes give it to
     /// ``Parameters/scaleTolerance`` (1 σ, relative) over enough of a path: the world can be made
-    /// metric by it (``rescale(by:)``). Nil in a metric world and until then.
+    /// metric by it (``rescale(by:byFixes:)``). Nil in a metric world and until then.
     public var metricScale: Double? {
         guard !scaleIsFixes, let fit = fitted, !fit.scaleWasHeld, positions.count >= parameters.minimumFixes,
               fit.scaleSigma / fit.scale <= parameters.scaleTolerance else { return nil }
