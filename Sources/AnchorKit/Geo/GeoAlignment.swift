@@ -54,4 +54,11 @@ public struct GeoAlignment: Equatable, Sendable {
     /// in the direction's own axes (+y up): 0 along -z, π/2 along +x. With the geo world's axes,
     /// that is the compass bearing (north is -z, east +x).
     public static func azimuth(of direction: SIMD3<Double>) -> Double { atan2(direction.x, -direction.z) }
+
+    /// The azimuth of where a camera with rotation `worldFromCamera` (ARKit convention) looks, its
+    /// -z; nil when it looks within 30° of straight up or down, where a compass reads none.
+    public static func viewAzimuth(of worldFromCamera: Matrix3) -> Double? {
+        let forward = -worldFromCamera.columns.2
+        return (forward.x * forward.x + forward.z * forward.z).squareRoot() > 0.5 ? azimuth(of: forward) : nil
+    }
 }

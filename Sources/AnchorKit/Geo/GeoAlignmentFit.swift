@@ -8,8 +8,16 @@ import Foundation
 /// mean. Residuals are in units of their stated σ; the covariance grows with the fixes' scatter
 /// where it exceeds their stated accuracy.
 struct GeoAlignmentFit {
+    /// A pair whose weight fades with the camera's path since it was made (odometry drifts).
+    protocol Fading {
+        /// World units of path since.
+        var pathSince: Double { get set }
+        /// Widens its σ by `factor`.
+        mutating func widen(by factor: Double)
+    }
+
     /// A fix paired with where the world tracker had the camera at the fix's time.
-    struct Position {
+    struct Position: Fading {
         /// The camera, world units.
         var world: SIMD3<Double>
         /// The fix, geo world (+x east, +y up, +z south), metres.
@@ -18,10 +26,15 @@ struct GeoAlignmentFit {
         var horizontalSigma: Double, verticalSigma: Double
         /// How far (world units of path) the camera has gone since: odometry's scale drifts along it.
         var pathSince = 0.0
+
+        mutating func widen(by factor: Double) {
+            horizontalSigma *= factor
+            verticalSigma *= factor
+        }
     }
 
     /// A compass reading paired with where the world tracker had the camera look.
-    struct Heading {
+    struct Heading: Fading {
         /// The view's azimuth in the world (``GeoAlignment/azimuth(of:)``), radians.
         var worldAzimuth: Double
         /// The compass bearing of the view, radians clockwise from true north.
@@ -32,17 +45,21 @@ struct GeoAlignmentFit {
         var pathSince = 0.0
         /// The yaw this reading alone gives the alignment.
         var yaw: Double { worldAzimuth - bearing }
+
+        mutating func widen(by factor: Double) { sigma *= factor }
     }
 
     /// A fix's ground speed (Doppler) paired with how fast the camera moved in the world: the
     /// scale where the camera was.
-    struct Speed {
+    struct Speed: Fading {
         /// The camera's horizontal speed, world units per second, and the receiver's, m/s.
         var worldSpeed: Double, speed: Double
         /// σ of the logarithm of their ratio (relative, 1 σ).
         var logSigma: Double
         /// World units of path since (the scale's drift).
         var pathSince = 0.0
+
+        mutating func widen(by factor: Double) { logSigma *= factor }
     }
 
     /// An alignment with its uncertainty.

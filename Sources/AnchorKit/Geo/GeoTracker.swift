@@ -142,6 +142,12 @@ public struct GeoTracker {
         }
     }
 
+    /// The compass reading nearest `time` (seconds of the video), if one lies within `tolerance`
+    /// seconds of it: of every reading queued, taken or not.
+    public func reading(nearest time: Double, within tolerance: Double) -> HeadingReading? {
+        pendingHeadings.min { abs($0.time - time) < abs($1.time - time) }.flatMap { abs($0.time - time) <= tolerance ? $0 : nil }
+    }
+
     /// Geo metres per unit of a world without a metric scale, once the fixes give it to
     /// ``Parameters/scaleTolerance`` (1 σ, relative) over enough of a path: the world can be made
     /// metric by it (``rescale(by:byFixes:)``). Nil in a metric world and until then.
@@ -185,7 +191,7 @@ public struct GeoTracker {
         }
         if camera.trackingState == .normal {
             if let last = track.last { travelled += length(camera.transform.translation - last.centre) }
-            track.append((time, camera.transform.translation, Self.viewAzimuth(of: camera)))
+            track.append((time, camera.transform.translation, GeoAlignment.viewAzimuth(of: camera.transform.rotation)))
         }
         track.removeAll { $0.time < time - parameters.window - 1 }
         var changed = false
@@ -263,13 +269,6 @@ public struct GeoTracker {
         return max(1, correlation / max(spacing, 1e-3)).squareRoot()
     }
 
-    /// The azimuth of where `camera` looks (``GeoAlignment/azimuth(of:)``); nil when it looks too
-    /// steeply up or down (within 30° of vertical) for a compass to read it.
-    private static func viewAzimuth(of camera: CameraState) -> Double? {
-        let forward = -camera.transform.rotation.columns.2
-        return (forward.x * forward.x + forward.z * forward.z).squareRoot() > 0.5 ? GeoAlignment.azimuth(of: forward) : nil
-    }
-
     /// The camera at `time`, between the two posed frames around it (at most 0.25 s apart).
     private func trackPoint(at time: Double) -> (centre: SIMD3<Double>, azimuth: Double?)? {
         guard let after = track.firstIndex(where: { $0.time >= time - 1e-9 }) else { return nil }
@@ -290,31 +289,19 @@ public struct GeoTracker {
             let prior = camera.scale == .metric && !scaleIsFixes ? (value: 1.0, logSigma: parameters.metricScaleLogSigma) : nil
             // Odometry drifts with distance: pairs count less the farther the camera has gone since,
             // so that the alignment holds where the camera is.
-            func fading(_ path: Double) -> Double { exp((travelled - path) / (2 * parameters.fadeDistance)) }
-            let faded = positions.map { p -> GeoAlignmentFit.Position in
-                var pair = p.pair
-                pair.horizontalSigma *= fading(p.path)
-                pair.verticalSigma *= fading(p.path)
-                pair.pathSince = travelled - p.path
-                return pair
-            }
-            let turns = (headings + courses).map { h -> GeoAlignmentFit.Heading in
-                var pair = h.pair
-                pair.sigma *= fading(h.path)
-                pair.pathSince = travelled - h.path
-                return pair
+            func faded<Pair: GeoAlignmentFit.Fading>(_ pairs: [(time: Double, path: Double, pair: Pair)]) -> [Pair] {
+                pairs.map { p in
+                    var pair = p.pair
+                    pair.widen(by: exp((travelled - p.path) / (2 * parameters.fadeDistance)))
+                    pair.pathSince = travelled - p.path
+                    return pair
+                }
             }
             var fit = GeoAlignmentFit()
             fit.current = camera.transform.translation
             fit.driftSigma = parameters.scaleDriftSigma
             fit.yawDriftSigma = parameters.yawDriftSigma
-            let rates = speeds.map { v -> GeoAlignmentFit.Speed in
-                var pair = v.pair
-                pair.logSigma *= fading(v.path)
-                pair.pathSince = travelled - v.path
-                return pair
-            }
-            fitted = fit.fit(positions: faded, headings: turns, speeds: rates, scalePrior: prior)
+            fitted = fit.fit(positions: faded(positions), headings: faded(headings + courses), speeds: faded(speeds), scalePrior: prior)
         }
         guard let fit = fitted else {
             let reason: GeoTrackingStatus.Reason = track.isEmpty ? .worldTrackingUnstable : .insufficientMotion
@@ -342,7 +329,7 @@ public struct GeoTracker {
         guard let frame, let fix = newestFix else {
             return Update(status: .init(state: .notAvailable, reason: .waitingForLocation), anchors: [])
         }
-        guard let reading = newestHeading, let azimuth = Self.viewAzimuth(of: camera) else {
+        guard let reading = newestHeading, let azimuth = GeoAlignment.viewAzimuth(of: camera.transform.rotation) else {
             return Update(status: .init(state: .initializing, reason: .insufficientMotion), anchors: [])
         }
         let yaw = azimuth - reading.heading * .pi / 180
@@ -370,12 +357,17 @@ public struct GeoTracker {
         // The world's tilt here, from gravity: turned about the camera, places stand level.
         let level = worldUp.map { Transform(rotation: Matrix3.rotation(from: SIMD3(0, 1, 0), to: $0), translation: .zero) } ?? .identity
         let tilt = Transform(translation: camera) * level * Transform(translation: -camera)
-        return zip(anchors, places).map { anchor, fixed in
-            var place = fixed, coordinate = anchor.coordinate
-            if anchor.altitudeSource == .ground {
-                place.y = eye.y - parameters.cameraAboveGround
-                coordinate.altitude = (try? frame?.coordinate(of: LocalTangentFrame.enu(fromGeoWorld: place)).altitude) ?? coordinate.altitude
-            }
+        // Places without an altitude stand on the ground under the camera; the altitude reported
+        // for them comes from one conversion a frame.
+        let standing = zip(anchors, places).map { anchor, place in
+            anchor.altitudeSource == .ground ? SIMD3(place.x, eye.y - parameters.cameraAboveGround, place.z) : place
+        }
+        let converted = anchors.contains { $0.altitudeSource == .ground }
+            ? try? frame?.coordinates(of: standing.map(LocalTangentFrame.enu(fromGeoWorld:))) : nil
+        return zip(anchors, standing).enumerated().map { k, pair in
+            let (anchor, place) = pair
+            var coordinate = anchor.coordinate
+            if anchor.altitudeSource == .ground, let converted { coordinate.altitude = converted[k].altitude }
             var a = Anchor(identifier: anchor.identifier, kind: .geo, name: anchor.name, isTracked: true,
                            transform: tilt * alignment.worldFromPlace(at: place, seenFrom: camera), extent: .zero)
             a.coordinate = coordinate

@@ -103,7 +103,6 @@ public final class Session {
             for fix in configuration.location?.fixes ?? [] { try geo.add(fix) }
             for heading in configuration.location?.headings ?? [] { geo.add(heading) }
             self.geo = geo
-            headings = configuration.location?.headings ?? []
         }
         if configuration.worldAlignment == .gravityAndHeading {
             guard case .visualOdometry = configuration.worldTracking else {
@@ -155,15 +154,8 @@ public final class Session {
     /// Hands the session a compass reading as it arrives (ignored without geo tracking). With
     /// ``Configuration/WorldAlignment/gravityAndHeading`` it may also turn the world, if it comes
     /// before the world's axes are fixed.
-    public func add(_ heading: HeadingReading) {
-        guard geo != nil else { return }
-        geo!.add(heading)
-        if heading.time.isFinite, heading.heading.isFinite { headings.append(heading) }
-    }
+    public func add(_ heading: HeadingReading) { geo?.add(heading) }
 
-    /// Compass readings so far (``Configuration/location``'s and those handed over), for the
-    /// world's turn to heading.
-    private var headings: [HeadingReading] = []
     /// The times of the frames processed before odometry had an origin frame (it may choose an
     /// earlier frame than the one it starts on), then the origin frame's time.
     private var frameTimes: [Int: Double] = [:]
@@ -476,7 +468,7 @@ public final class Session {
     /// The identity with `.gravity`, and without such a reading (``isMissingWorldHeading``).
     private func headingTurn(of upright: Matrix3, at time: Double?) -> Matrix3 {
         guard configuration.worldAlignment == .gravityAndHeading else { return .identity }
-        guard let time, let reading = headings.min(by: { abs($0.time - time) < abs($1.time - time) }), abs(reading.time - time) <= 1 else {
+        guard let time, let reading = geo?.reading(nearest: time, within: 1) else {
             worldHeading = nil
             isMissingWorldHeading = true
             return .identity
@@ -484,12 +476,11 @@ public final class Session {
         // A compass gives the bearing of where the camera looks (its -z); within 30° of straight
         // down or up there is no such direction, and a phone's compass gives where its top (+y)
         // points instead (held flat, the top is ahead).
-        let view = -upright.columns.2, top = upright.columns.1
-        let pointer = (view.x * view.x + view.z * view.z).squareRoot() > 0.5 ? view : top
+        let azimuth = GeoAlignment.viewAzimuth(of: upright) ?? GeoAlignment.azimuth(of: upright.columns.1)
         // The convention, once: azimuths and bearings are clockwise seen from above (from -z and
         // from north), a rotation about +y counter-clockwise, so Ry(θ) takes azimuth a to a - θ.
         // θ = azimuth - bearing (GeoAlignment's yaw) brings the pointer to its bearing: -z north.
-        let yaw = GeoAlignment.azimuth(of: pointer) - reading.heading * .pi / 180
+        let yaw = azimuth - reading.heading * .pi / 180
         worldHeading = reading
         isMissingWorldHeading = false
         return .rotation(angle: yaw, axis: SIMD3(0, 1, 0))
