@@ -31,12 +31,13 @@ cv::Vec2d axis_modules(const std::vector<cv::Point2f> &quad, int modules) {
 }
 
 // Runs body(m, scratch) for every marker m of det.corners: in order on the detector's own buffers,
-// or, with det.refinement_threads > 1, spread over that many threads, each with buffers of its
-// own. Each marker's refinement reads and writes only its own entries, so the results are the same.
+// or, with det.refinement_threads > 1 and an image of at least kSmallestThreadedPixels, spread over
+// that many threads, each with buffers of its own. Each marker's refinement reads and writes only
+// its own entries, so the results are the same.
 template <class Body>
-void for_each_marker(ak_marker_detector &det, Body &&body) {
+void for_each_marker(ak_marker_detector &det, const cv::Mat &gray, Body &&body) {
     const int count = static_cast<int>(det.corners.size());
-    if (det.refinement_threads <= 1 || count < 2) {
+    if (det.refinement_threads <= 1 || count < 2 || static_cast<double>(gray.total()) < kSmallestThreadedPixels) {
         for (int m = 0; m < count; ++m) body(static_cast<size_t>(m), det.scratch);
         return;
     }
@@ -177,7 +178,7 @@ void refine_quad_edges(const cv::Mat &gray, int modules, std::vector<cv::Point2f
 void refine_edges(ak_marker_detector &det, const cv::Mat &gray) {
     const int modules = det.dict->markerSize + 2 * det.params->markerBorderBits;
     det.edge_blur.assign(det.corners.size(), cv::Vec2d::all(std::numeric_limits<double>::quiet_NaN()));
-    for_each_marker(det, [&](size_t m, TemplateScratch &) {
+    for_each_marker(det, gray, [&](size_t m, TemplateScratch &) {
         if (det.corners[m].size() == 4) refine_quad_edges(gray, modules, det.corners[m], det.edge_blur[m]);
     });
 }
@@ -382,7 +383,7 @@ constexpr double kFollowSigmaCap = 10;
 
 void refine_template(ak_marker_detector &det, const cv::Mat &gray) {
     det.correlations.assign(det.corners.size(), std::numeric_limits<float>::quiet_NaN());
-    for_each_marker(det, [&](size_t m, TemplateScratch &scratch) {
+    for_each_marker(det, gray, [&](size_t m, TemplateScratch &scratch) {
         TemplatePlacement fit;
         if (det.corners[m].size() == 4 && m < det.edge_blur.size() &&
             refine_quad_template(det, scratch, gray, det.ids[m], det.corners[m], det.edge_blur[m], &fit) && det.template_correlation)
