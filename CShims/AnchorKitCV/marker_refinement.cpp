@@ -103,6 +103,9 @@ void refine_quad_edges(const cv::Mat &gray, int modules, std::vector<cv::Point2f
     for (const cv::Point2f &c : quad) centre += cv::Point2d(c.x, c.y) * 0.25;
 
     cv::Vec3d lines[4];  // a x + b y + c = 0, (a, b) unit
+    std::vector<cv::Point2d> points;  // one side's edge points and their weights, reused
+    std::vector<double> weights;
+    std::vector<double> profile(static_cast<size_t>(2 * taps + 1));
     bool ok = true;
     for (int k = 0; k < 4 && ok; ++k) {
         const cv::Point2d a(quad[k].x, quad[k].y), b(quad[(k + 1) % 4].x, quad[(k + 1) % 4].y);
@@ -111,9 +114,8 @@ void refine_quad_edges(const cv::Mat &gray, int modules, std::vector<cv::Point2f
         const cv::Point2d dir = (b - a) / len;
         cv::Point2d normal(-dir.y, dir.x);
         if (normal.dot(centre - a) > 0) normal = -normal;  // points outward, toward the white
-        std::vector<cv::Point2d> points;
-        std::vector<double> weights;
-        std::vector<double> profile(static_cast<size_t>(2 * taps + 1));
+        points.clear();
+        weights.clear();
         const int samples = std::max(3, static_cast<int>(len * 0.7));
         for (int i = 0; i < samples; ++i) {
             const double s = 0.15 + 0.7 * (i + 0.5) / samples;
