@@ -141,10 +141,6 @@ ak_apriltag_detection to_anchorkit(const apriltag_detection_t &det, bool turned)
     return out;
 }
 
-// Images with fewer pixels are searched on one thread whatever the detector's setting (see
-// detect_apriltags; the crossover measured: Benchmarks/README.md, marker photos).
-constexpr double kSmallestThreadedPixels = 256 * 256;
-
 // libapriltag decimates by 1.5 or by the whole part of quad_decimate, but scales the quads back by
 // quad_decimate itself: any other value would misplace every quad.
 double usable_decimation(double decimation) {
@@ -161,6 +157,7 @@ ak_status check_apriltag_params(const char *fn, const ak_apriltag_params &p) {
         return fail(AK_ERR_ARGUMENT, fn, "refine_edges must be 0 or 1, got %d", p.refine_edges);
     if (p.max_hamming < -1 || p.max_hamming > kMaxCorrectedBits)
         return fail(AK_ERR_ARGUMENT, fn, "max_hamming must be in -1...%d, got %d", kMaxCorrectedBits, p.max_hamming);
+    if (p.min_contrast < 0 || p.min_contrast > 255) return fail(AK_ERR_ARGUMENT, fn, "min_contrast must be in 0...255, got %d", p.min_contrast);
     return AK_OK;
 }
 
@@ -202,6 +199,7 @@ ak_status make_apriltag_detector(const char *fn, const ak_dictionary *dictionary
     d->detector->nthreads = d->threads = p.threads;
     d->parked->nthreads = 1;  // the small images' count, swapped with the detector's (detect_apriltags)
     d->detector->refine_edges = p.refine_edges != 0;
+    d->detector->qtp.min_white_black_diff = p.min_contrast;
     d->max_hamming = corrected;
     if (static_cast<int>(d->family->ncodes) != dictionary->dict->bytesList.rows)
         return fail(AK_ERR_INTERNAL, fn, "libapriltag's family has %u codes, OpenCV's dictionary %d", d->family->ncodes,
@@ -250,7 +248,7 @@ void detect_apriltags(ak_apriltag_detector &detector, const cv::Mat &gray, std::
 extern "C" {
 
 void ak_apriltag_params_default(ak_apriltag_params *params) {
-    if (params) *params = ak_apriltag_params{1.0, 1, 1, -1};
+    if (params) *params = ak_apriltag_params{1.0, 1, 1, -1, 5};
 }
 
 ak_status ak_apriltag_detector_create(const ak_dictionary *dictionary, const ak_apriltag_params *params,

@@ -31,12 +31,13 @@ cv::Vec2d axis_modules(const std::vector<cv::Point2f> &quad, int modules) {
 }
 
 // Runs body(m, scratch) for every marker m of det.corners: in order on the detector's own buffers,
-// or, with det.refinement_threads > 1, spread over that many threads, each with buffers of its
-// own. Each marker's refinement reads and writes only its own entries, so the results are the same.
+// or, with det.refinement_threads > 1 and an image of at least kSmallestThreadedPixels, spread over
+// that many threads, each with buffers of its own. Each marker's refinement reads and writes only
+// its own entries, so the results are the same.
 template <class Body>
-void for_each_marker(ak_marker_detector &det, Body &&body) {
+void for_each_marker(ak_marker_detector &det, const cv::Mat &gray, Body &&body) {
     const int count = static_cast<int>(det.corners.size());
-    if (det.refinement_threads <= 1 || count < 2) {
+    if (det.refinement_threads <= 1 || count < 2 || static_cast<double>(gray.total()) < kSmallestThreadedPixels) {
         for (int m = 0; m < count; ++m) body(static_cast<size_t>(m), det.scratch);
         return;
     }
@@ -102,6 +103,9 @@ void refine_quad_edges(const cv::Mat &gray, int modules, std::vector<cv::Point2f
     for (const cv::Point2f &c : quad) centre += cv::Point2d(c.x, c.y) * 0.25;
 
     cv::Vec3d lines[4];  // a x + b y + c = 0, (a, b) unit
+    std::vector<cv::Point2d> points;  // one side's edge points and their weights, reused
+    std::vector<double> weights;
+    std::vector<double> profile(static_cast<size_t>(2 * taps + 1));
     bool ok = true;
     for (int k = 0; k < 4 && ok; ++k) {
         const cv::Point2d a(quad[k].x, quad[k].y), b(quad[(k + 1) % 4].x, quad[(k + 1) % 4].y);
@@ -110,9 +114,8 @@ void refine_quad_edges(const cv::Mat &gray, int modules, std::vector<cv::Point2f
         const cv::Point2d dir = (b - a) / len;
         cv::Point2d normal(-dir.y, dir.x);
         if (normal.dot(centre - a) > 0) normal = -normal;  // points outward, toward the white
-        std::vector<cv::Point2d> points;
-        std::vector<double> weights;
-        std::vector<double> profile(static_cast<size_t>(2 * taps + 1));
+        points.clear();
+        weights.clear();
         const int samples = std::max(3, static_cast<int>(len * 0.7));
         for (int i = 0; i < samples; ++i) {
             const double s = 0.15 + 0.7 * (i + 0.5) / samples;
@@ -177,7 +180,7 @@ void refine_quad_edges(const cv::Mat &gray, int modules, std::vector<cv::Point2f
 void refine_edges(ak_marker_detector &det, const cv::Mat &gray) {
     const int modules = det.dict->markerSize + 2 * det.params->markerBorderBits;
     det.edge_blur.assign(det.corners.size(), cv::Vec2d::all(std::numeric_limits<double>::quiet_NaN()));
-    for_each_marker(det, [&](size_t m, TemplateScratch &) {
+    for_each_marker(det, gray, [&](size_t m, TemplateScratch &) {
         if (det.corners[m].size() == 4) refine_quad_edges(gray, modules, det.corners[m], det.edge_blur[m]);
     });
 }
@@ -382,7 +385,7 @@ constexpr double kFollowSigmaCap = 10;
 
 void refine_template(ak_marker_detector &det, const cv::Mat &gray) {
     det.correlations.assign(det.corners.size(), std::numeric_limits<float>::quiet_NaN());
-    for_each_marker(det, [&](size_t m, TemplateScratch &scratch) {
+    for_each_marker(det, gray, [&](size_t m, TemplateScratch &scratch) {
         TemplatePlacement fit;
         if (det.corners[m].size() == 4 && m < det.edge_blur.size() &&
             refine_quad_template(det, scratch, gray, det.ids[m], det.corners[m], det.edge_blur[m], &fit) && det.template_correlation)

@@ -47,19 +47,34 @@ using Normal = cv::Matx<double, kUnknowns, kUnknowns>;
 // p4 and p5 are the warp's translation (see the conventions above).
 constexpr bool is_translation(int parameter) { return parameter == 4 || parameter == 5; }
 
-// (A^T A)^-1 over the samples (those flagged in `use` when it is not null), and the inverse of its
-// gain-and-offset block. Float sums suffice: the matrix sets the steps, not the fixed point.
-bool inverse_normal(const TemplateModel &m, const std::vector<char> *use, Normal &inverse, cv::Matx22d &brightness) {
-    float acc[kUnknowns][kStride] = {};
+// Rows R0..R1-1 of A^T A from column C0 on (over the samples flagged in `use`, or all), into acc:
+// one pass over the samples whose accumulators fit in registers.
+template <int R0, int R1, int C0>
+void accumulate_normal(const TemplateModel &m, const std::vector<char> *use, float acc[kUnknowns][kStride]) {
+    float block[R1 - R0][kStride - C0] = {};
     for (int k = 0; k < m.count; ++k) {
         if (use && !(*use)[static_cast<size_t>(k)]) continue;
         const float *row = &m.rows[static_cast<size_t>(k) * kStride];
-        for (int r = 0; r < kUnknowns; ++r)
-            for (int c = 0; c < kStride; ++c) acc[r][c] += row[r] * row[c];
+        for (int r = R0; r < R1; ++r)
+            for (int c = C0; c < kStride; ++c) block[r - R0][c - C0] += row[r] * row[c];
     }
+    for (int r = R0; r < R1; ++r)
+        for (int c = C0; c < kStride; ++c) acc[r][c] = block[r - R0][c - C0];
+}
+
+// (A^T A)^-1 over the samples (those flagged in `use` when it is not null), and the inverse of its
+// gain-and-offset block. Float sums suffice: the matrix sets the steps, not the fixed point.
+bool inverse_normal(const TemplateModel &m, const std::vector<char> *use, Normal &inverse, cv::Matx22d &brightness) {
+    // The matrix is symmetric: only the blocks of 4 columns that reach the diagonal or beyond are
+    // summed, each entry in sample order as a full product would be, so the sums are the same with
+    // a third fewer products and no accumulator spilled to memory.
+    float acc[kUnknowns][kStride] = {};
+    accumulate_normal<0, 4, 0>(m, use, acc);
+    accumulate_normal<4, 8, 4>(m, use, acc);
+    accumulate_normal<8, kUnknowns, 8>(m, use, acc);
     Normal n;
     for (int r = 0; r < kUnknowns; ++r)
-        for (int c = 0; c < kUnknowns; ++c) n(r, c) = acc[r][c];
+        for (int c = 0; c < kUnknowns; ++c) n(r, c) = c >= r ? acc[r][c] : acc[c][r];
     if (m.translation_only) {
         // Only p4 and p5 (and gain and offset) move: the others' rows and columns become identity,
         // and their rows of the inverse are zeroed below, so their steps are 0.

@@ -30,9 +30,13 @@ typedef struct {
      * bits_corrected), or -1: OpenCV's rule, floor(error correction rate x the dictionary's
      * correctable bits) up to 2 (the marker parameters' rate; 0.6 for a raw detector). */
     int max_hamming;
+    /* Regions (4 px tiles with their neighbours) whose gray levels span less than this are left
+     * out of the quad search (libapriltag's min_white_black_diff, 0 ... 255; its default 5): a
+     * marker's edge spans far more, flat paper and noise do not. */
+    int min_contrast;
 } ak_apriltag_params;
 
-/* Fills the defaults: quad_decimate 1, threads 1, refine_edges 1, max_hamming -1. */
+/* Fills the defaults: quad_decimate 1, threads 1, refine_edges 1, max_hamming -1, min_contrast 5. */
 void ak_apriltag_params_default(ak_apriltag_params *params);
 
 typedef struct ak_apriltag_detector ak_apriltag_detector;

@@ -41,12 +41,21 @@ public struct MarkerDetectionParameters: Sendable, Equatable {
             get { native.max_hamming < 0 ? nil : Int(native.max_hamming) }
             set { native.max_hamming = newValue.map { Int32(clamping: $0) } ?? -1 }
         }
+        /// Regions (4 px tiles with their neighbours) whose gray levels span less than this
+        /// (0...255) are left out of the quad search, where only flat paper and noise fall; nil
+        /// (the default) chooses: libapriltag's own 5 for video, where the tracker builds on every
+        /// detection and a higher value moved the rendered walks' streams, and
+        /// ``stillContrast`` for still photos (``MarkerDetectionParameters/forStills()``), where
+        /// it found the same markers in a fraction of the time (Benchmarks/README.md, marker photos).
+        public var minimumContrast: Int?
+        /// The contrast ``minimumContrast`` stands for in still photos when not chosen.
+        public static let stillContrast = 20
         /// The most bits per side a code can have for AprilTag 3 to decode it (its codes are 64-bit).
         public static let largestCode = 8
         public init() {}
 
         public static func == (a: AprilTag, b: AprilTag) -> Bool {
-            (a.decimation, a.threads, a.correctedBits) == (b.decimation, b.threads, b.correctedBits)
+            (a.decimation, a.threads, a.correctedBits, a.minimumContrast) == (b.decimation, b.threads, b.correctedBits, b.minimumContrast)
         }
     }
 
@@ -68,11 +77,15 @@ public struct MarkerDetectionParameters: Sendable, Equatable {
     }
 
     /// These parameters for still photos: libapriltag's threads, when not chosen, on every core
-    /// (up to 4), since a photo's detection has no other stage to share the machine with.
+    /// (up to 4), since a photo's detection has no other stage to share the machine with, and its
+    /// quad search, when not chosen, above ``AprilTag/stillContrast``.
     public func forStills() -> MarkerDetectionParameters {
         var p = self
         if p.aprilTag != nil && p.aprilTag?.threads == nil {
             p.aprilTag?.threads = min(4, ProcessInfo.processInfo.activeProcessorCount)
+        }
+        if p.aprilTag != nil && p.aprilTag?.minimumContrast == nil {
+            p.aprilTag?.minimumContrast = AprilTag.stillContrast
         }
         return p
     }
@@ -143,6 +156,8 @@ public final class MarkerDetector {
             var a = aprilTag.native
             // nil: the shim's default (one thread, for video; forStills() chooses for photos).
             if let threads = aprilTag.threads { a.threads = Int32(clamping: threads) }
+            // nil: the shim's default (libapriltag's, for video; forStills() chooses for photos).
+            if let contrast = aprilTag.minimumContrast { a.min_contrast = Int32(clamping: contrast) }
             try NativeError.check(ak_marker_detector_create_apriltag(dictionary.handle, &p, &a, &out), "AprilTag 3 detector")
         } else {
             try NativeError.check(ak_marker_detector_create(dictionary.handle, &p, &out), "marker detector")
