@@ -11,6 +11,8 @@ public struct SceneGeoreference: Sendable {
     public var places: [(name: String, point: SIMD3<Double>)] = []
     /// The receiver and compass that log the walk.
     public var sensor = LocationSensor()
+    /// Seed of the log's errors; nil: one derived from the scene's seed.
+    public var logSeed: UInt64?
 
     public init(origin: GeoCoordinate, bearing: Double) {
         self.origin = origin

@@ -129,7 +129,8 @@ public struct SequenceSynthesizer {
         if let sensor = scene.inertialSensor { try writeInertialLog(scene, sensor: sensor, into: folder) }
         if let georeference = scene.georeference {
             let log = try georeference.sensor.recording(along: scene.path, until: Double(scene.frameCount - 1) / scene.framesPerSecond,
-                                                  georeference: georeference, seed: scene.seed &* 0x2545_F491_4F6C_DD1D &+ 29)
+                                                  georeference: georeference,
+                                                  seed: georeference.logSeed ?? scene.seed &* 0x2545_F491_4F6C_DD1D &+ 29)
             try LocationLogFile.writeJSONLines(log, to: folder + "/location.jsonl")
         }
         let images = try writeReferenceImages(scene, into: folder)

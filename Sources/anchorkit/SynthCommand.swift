@@ -35,6 +35,9 @@ struct SynthCommand: ParsableCommand {
     @Flag(help: "Also write imu.jsonl: the camera's accelerometer and gyroscope at 200 Hz with a phone's noise and biases (FORMATS' imu), listed in sequence.json.")
     var imu = false
 
+    @Option(help: "Seed of the location log's errors (outdoor scenes; default: the scene's): the same video with another draw of the receiver's and the compass's errors.")
+    var locationSeed: UInt64?
+
     @Flag(help: "List the scenes.")
     var list = false
 
@@ -77,6 +80,10 @@ struct SynthCommand: ParsableCommand {
                 description.distractors = try ImageScenes.distractors(count: distractors)
             }
             if imu { description.inertialSensor = InertialSensor() }
+            if let locationSeed {
+                guard description.georeference != nil else { throw ValidationError("--location-seed needs an outdoor scene (street-walk, street-drive)") }
+                description.georeference?.logSeed = locationSeed
+            }
             let progress = ProgressLine("synth \(scene)", quiet: quiet)
             try SequenceSynthesizer(storage: storage).write(description, to: output, replacing: !overwrite.noOverwrite) { done, total in
                 progress.update(done: done, total: total)
