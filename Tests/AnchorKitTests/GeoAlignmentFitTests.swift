@@ -63,7 +63,8 @@ struct GeoAlignmentFitTests {
 
     /// Odometry whose unit grows 30 % shorter over a 100-unit path (metres per unit 1.5 now,
     /// 1.5 · (1 - 0.003 · path since) before): exact fixes and ground speeds along it give today's
-    /// scale and the camera's place but for the drift's prior's pull (measured 0.01 %, 3 mm).
+    /// scale and the camera's place but for the pull of the profile's prior, which wants the
+    /// log-scale to change evenly (measured 0.09 %, under a centimetre).
     @Test func speedsAndFixesGiveTheScaleAndItsDrift() throws {
         let (scale, drift, yaw, n) = (1.5, 0.003, 0.6, 100)
         let rotation = Matrix3.rotation(angle: yaw, axis: SIMD3(0, 1, 0)), origin = SIMD3<Double>(30, 0, -12)
@@ -75,16 +76,50 @@ struct GeoAlignmentFitTests {
             let since = Double(n - k)
             positions.append(.init(world: SIMD3(0, 0, -Double(k)), geoWorld: origin + rotation * SIMD3(0, 0, -(total - metres(since))),
                                    horizontalSigma: 5, verticalSigma: 10, pathSince: since))
-            speeds.append(.init(worldSpeed: 1, speed: scale * (1 - drift * since), logSigma: 0.02, pathSince: since))
+            // Each speed is the mean over the second (the unit of path) before its fix.
+            if k > 0 { speeds.append(.init(worldSpeed: 1, speed: metres(since + 1) - metres(since), logSigma: 0.02, pathSince: since)) }
         }
         var fit = GeoAlignmentFit()
         fit.current = SIMD3(0, 0, -Double(n))
         let result = try #require(fit.fit(positions: positions, headings: [], speeds: speeds, scalePrior: nil))
-        #expect(abs(result.scale - scale) < 1e-3)
+        #expect(abs(result.scale - scale) < 2e-3)
         #expect(abs(result.yaw - yaw) < 1e-6)
         let camera = result.scale * (Matrix3.rotation(angle: result.yaw, axis: SIMD3(0, 1, 0)) * SIMD3(0, 0, -Double(n))) + result.translation
         let truth = origin + rotation * SIMD3(0, 0, -total)
         #expect(length(SIMD2(camera.x - truth.x, camera.z - truth.z)) < 0.01)
+    }
+
+    /// Odometry whose scale held for 60 units of path and then changed by half a per cent a unit
+    /// (metres per unit 1.5 now, 1.5 over the last 60 units, 1.2 a 100-unit path back): exact
+    /// fixes and ground speeds along it give the camera's place with the scale's profile (measured
+    /// 0.5 mm off), where a scale drifting linearly along the path leaves it 1.7 m off.
+    @Test func theScaleProfileFollowsUnevenDrift() throws {
+        let (scale, yaw, n) = (1.5, 0.6, 100)
+        let rotation = Matrix3.rotation(angle: yaw, axis: SIMD3(0, 1, 0)), origin = SIMD3<Double>(30, 0, -12)
+        // Metres walked from `p` units back to the camera: at 1.5 a unit, then 1.5 · (1 - 0.005 · (p - 60)).
+        func metres(_ p: Double) -> Double { scale * (p <= 60 ? p : 60 + (p - 60) - 0.0025 * (p - 60) * (p - 60)) }
+        let total = metres(Double(n))
+        var positions: [GeoAlignmentFit.Position] = [], speeds: [GeoAlignmentFit.Speed] = []
+        for k in 0...n {
+            let since = Double(n - k)
+            positions.append(.init(world: SIMD3(0, 0, -Double(k)), geoWorld: origin + rotation * SIMD3(0, 0, -(total - metres(since))),
+                                   horizontalSigma: 5, verticalSigma: 10, pathSince: since))
+            if k > 0 {
+                speeds.append(.init(worldSpeed: 1, speed: metres(since + 1) - metres(since), logSigma: 0.02, pathSince: since))
+            }
+        }
+        func placeError(walk: Double) throws -> Double {
+            var fit = GeoAlignmentFit()
+            fit.current = SIMD3(0, 0, -Double(n))
+            fit.scaleWalkSigma = walk
+            let result = try #require(fit.fit(positions: positions, headings: [], speeds: speeds, scalePrior: nil))
+            let camera = result.scale * (Matrix3.rotation(angle: result.yaw, axis: SIMD3(0, 1, 0)) * SIMD3(0, 0, -Double(n))) + result.translation
+            let truth = origin + rotation * SIMD3(0, 0, -total)
+            return length(SIMD2(camera.x - truth.x, camera.z - truth.z))
+        }
+        let profiled = try placeError(walk: 5e-3), linear = try placeError(walk: 1e-6)
+        #expect(profiled < 0.01)
+        #expect(linear > 1)
     }
 
     /// Odometry whose world turns 2e-4 radians per unit of path (0.6 now, 0.62 a 100-unit path

@@ -2,7 +2,8 @@ import Foundation
 
 /// The least-squares ``GeoAlignment`` of a world trajectory to position fixes, compass readings
 /// and ground speeds: yaw, scale and the horizontal translation where the camera is now, with
-/// odometry's drift in scale and yaw along the path since each pair, by Gauss-Newton on the
+/// odometry's drift along the path since each pair (its yaw turning linearly, its scale a
+/// profile: a random walk about a trend, one knot every few metres), by Gauss-Newton on the
 /// fixes' horizontal errors, each reading's yaw, each speed's ratio and priors on the scale and
 /// the drifts, with Huber weights against outlying fixes (multipath); the height by a weighted
 /// mean. Residuals are in units of their stated σ; the covariance grows with the fixes' scatter
@@ -58,6 +59,10 @@ struct GeoAlignmentFit {
         var logSigma: Double
         /// World units of path since (the scale's drift).
         var pathSince = 0.0
+        /// The seconds its speeds are means over, back from `pathSince`.
+        var span = 1.0
+        /// World units of path over the span.
+        var worldPath: Double { worldSpeed * span }
 
         mutating func widen(by factor: Double) { logSigma *= factor }
     }
@@ -65,8 +70,8 @@ struct GeoAlignmentFit {
     /// An alignment with its uncertainty.
     struct Result {
         var yaw: Double, scale: Double, translation: SIMD3<Double>
-        /// Covariance of (yaw, ln scale, east, south translation, scale drift, yaw drift): radians,
-        /// -, metres, per world unit of path, radians per world unit of path.
+        /// Covariance of (yaw, ln scale, east, south translation, yaw drift, then the log-scales of
+        /// odometry's scale profile): radians, -, metres, radians per world unit of path, -.
         var covariance: DenseMatrix
         /// Fixes whose normalised error is within the Huber threshold.
         var inliers: Int
@@ -82,7 +87,12 @@ struct GeoAlignmentFit {
         /// world point `p`.
         func horizontalSigma(at p: SIMD3<Double>) -> Double {
             let j = GeoAlignmentFit.jacobian(yaw: yaw, scale: scale, world: SIMD2(p.x, p.z))
-            let jm = DenseMatrix(rows: 2, columns: 6, values: [j.0.x, j.1.x, 1, 0, 0, 0, j.0.y, j.1.y, 0, 1, 0, 0])
+            let n = covariance.columns
+            var jm = DenseMatrix(rows: 2, columns: n)
+            for (column, (x, y)) in [(j.0.x, j.0.y), (j.1.x, j.1.y), (1, 0), (0, 1)].enumerated() {
+                jm[0, column] = x
+                jm[1, column] = y
+            }
             let c = jm * covariance * jm.transposed
             let (a, b, d) = (c[0, 0], c[0, 1], c[1, 1])
             return ((a + d) / 2 + (((a - d) / 2) * ((a - d) / 2) + b * b).squareRoot()).squareRoot()
@@ -92,10 +102,15 @@ struct GeoAlignmentFit {
     /// Normalised errors beyond this are down-weighted (Huber).
     var huber = 2.0
     var iterations = 10
-    /// Where the camera is now (world), about which odometry's scale drift is fitted: a fix
-    /// `pathSince` units of path back is at scale · (1 - drift · pathSince) there. Nil: no drift.
+    /// Where the camera is now (world), about which odometry's drift is fitted. Nil: no drift.
     var current: SIMD3<Double>?
-    /// The drift's prior σ, per world unit of path.
+    /// Odometry's scale along the path, relative to the scale where the camera is: piecewise linear
+    /// in the path back from it, with a knot every `knotSpacing` world units.
+    var knotSpacing = 10.0
+    /// How far odometry's scale wanders: each knot's log-scale is a random walk from the one before
+    /// it, σ `scaleWalkSigma` · √`knotSpacing` (per √world unit of path).
+    var scaleWalkSigma = 5e-3
+    /// The prior σ of the profile's trend: the mean change of the log-scale per world unit of path.
     var driftSigma = 2e-3
     /// The prior σ of odometry's yaw drift, radians per world unit of path: a pair `pathSince` back
     /// saw the world turned by yaw + yawDrift · pathSince.
@@ -146,18 +161,75 @@ struct GeoAlignmentFit {
         return (scale * SIMD2(-s * w.x + c * w.y, -c * w.x - s * w.y), scale * SIMD2(c * w.x + s * w.y, -s * w.x + c * w.y))
     }
 
+    /// Odometry's scale along the path back from the camera: knots every `length` world units
+    /// holding v_k = e^ℓ_k (v_0 = 1 where the camera is), linear between them.
+    private struct ScaleProfile {
+        let length: Double
+        var logs: [Double]  // ℓ_1 … ℓ_K
+
+        /// The integral of the scale from the camera to `p` units of path back, as weights on the
+        /// knots' values: ∫₀ᵖ g = Σ_k w_k v_k (k = 0 … K; past the last knot, its value).
+        func integralWeights(to p: Double) -> [(knot: Int, weight: Double)] {
+            var weights: [(knot: Int, weight: Double)] = []
+            var k = 0
+            while Double(k) * length < p {
+                let a = min(length, p - Double(k) * length)
+                if k >= logs.count {
+                    weights.append((logs.count, p - Double(k) * length))
+                    break
+                }
+                weights.append((k, a - a * a / (2 * length)))
+                weights.append((k + 1, a * a / (2 * length)))
+                k += 1
+            }
+            return weights
+        }
+
+        func value(_ knot: Int) -> Double { knot == 0 ? 1 : exp(logs[knot - 1]) }
+
+        /// ∫ g from `a` to `b` units back and its derivatives by the knots' logs (ℓ_1 … ℓ_K).
+        func integral(from a: Double, to b: Double) -> (value: Double, byLog: [(knot: Int, derivative: Double)]) {
+            var total = 0.0, byLog: [Int: Double] = [:]
+            for (sign, end) in [(1.0, b), (-1.0, a)] where end > 0 {
+                for (knot, weight) in integralWeights(to: end) {
+                    let term = sign * weight * value(knot)
+                    total += term
+                    if knot > 0 { byLog[knot, default: 0] += term }
+                }
+            }
+            return (total, byLog.sorted { $0.key < $1.key }.map { ($0.key, $0.value) })
+        }
+    }
+
+    /// A row of the normal equations: the prediction's derivatives by the parameters that move it.
+    private typealias Row = [(index: Int, value: Double)]
+
     private func solve(_ positions: [Position], _ headings: [Heading], _ speeds: [Speed], _ scalePrior: (value: Double, logSigma: Double)?,
                        from start: (Double, Double)) -> (result: Result, cost: Double)? {
-        var yaw = start.0, logScale = log(max(start.1, 1e-9)), drift = 0.0, yawDrift = 0.0
+        // Parameters: yaw, ln scale, east and south translation, yaw drift, the scale's trend, then
+        // the log-scale of each knot of odometry's scale profile.
+        var yaw = start.0, logScale = log(max(start.1, 1e-9)), yawDrift = 0.0
+        let farthest = current == nil ? 0 : (positions.map(\.pathSince) + speeds.map { $0.pathSince + $0.worldPath }).max() ?? 0
+        var profile = ScaleProfile(length: knotSpacing, logs: Array(repeating: 0, count: Int((farthest / knotSpacing).rounded(.up))))
         let pivot = current.map { SIMD2($0.x, $0.z) } ?? .zero
-        // The offset of a fix's world point from the camera as it would be without odometry's drift
-        // since: walked at the mean scale and yaw over the path since, 1 - drift · pathSince / 2
-        // and yawDrift · pathSince / 2 (the turn about +y as the alignment's, `turned`).
+        // A fix's offset from the camera as odometry has it, turned by the mean yaw drift since.
         func offset(_ p: Position) -> SIMD2<Double> {
             Self.turned(SIMD2(p.world.x, p.world.z) - pivot, by: yawDrift * p.pathSince / 2)
         }
-        func undrifted(_ p: Position) -> SIMD2<Double> { pivot + (1 - drift * p.pathSince / 2) * offset(p) }
+        // The mean scale over the path since, relative to the camera's: the chord walked at it.
+        func meanScale(_ p: Position) -> (value: Double, byLog: [(knot: Int, derivative: Double)]) {
+            guard p.pathSince > 0 else { return (1, []) }
+            let (integral, byLog) = profile.integral(from: 0, to: p.pathSince)
+            return (integral / p.pathSince, byLog.map { ($0.knot, $0.derivative / p.pathSince) })
+        }
+        func undrifted(_ p: Position) -> SIMD2<Double> { pivot + meanScale(p).value * offset(p) }
         func predicted(_ p: Position) -> SIMD2<Double> { exp(logScale) * Self.turned(undrifted(p), by: yaw) }
+        // A speed sees the mean scale over its interval.
+        func intervalScale(_ v: Speed) -> (value: Double, byLog: [(knot: Int, derivative: Double)]) {
+            guard v.worldPath > 0 else { return (1, []) }
+            let (integral, byLog) = profile.integral(from: v.pathSince, to: v.pathSince + v.worldPath)
+            return (max(1e-3, integral / v.worldPath), byLog.map { ($0.knot, $0.derivative / integral) })
+        }
         // The start's translation: the weighted mean that best fits the start's yaw and scale.
         var t = SIMD2<Double>.zero, total = 0.0
         for p in positions {
@@ -166,46 +238,61 @@ struct GeoAlignmentFit {
             total += w
         }
         t /= total
-        let n = 6
+        var drift = 0.0
+        // The column of knot k's log-scale (k = 1 … K).
+        func column(_ knot: Int) -> Int { 5 + knot }
+        let n = column(profile.logs.count) + 1
+        let walkWeight = 1 / (scaleWalkSigma * scaleWalkSigma * knotSpacing)
         var normal = DenseMatrix(rows: n, columns: n)
         for _ in 0..<iterations {
             normal = DenseMatrix(rows: n, columns: n)
             var gradient = [Double](repeating: 0, count: n)
-            func add(_ row: [Double], _ residual: Double, _ weight: Double) {
-                for a in 0..<n {
-                    gradient[a] += weight * row[a] * residual
-                    for b in 0..<n { normal[a, b] += weight * row[a] * row[b] }
+            func add(_ row: Row, _ residual: Double, _ weight: Double) {
+                for (a, x) in row {
+                    gradient[a] += weight * x * residual
+                    for (b, y) in row { normal[a, b] += weight * x * y }
                 }
             }
             for p in positions {
                 let r = SIMD2(p.geoWorld.x, p.geoWorld.z) - (predicted(p) + t)
                 let normalised = length(r) / p.horizontalSigma
                 let robust = normalised <= huber ? 1 : huber / normalised
+                let mean = meanScale(p)
                 let (dYaw, dScale) = Self.jacobian(yaw: yaw, scale: exp(logScale), world: undrifted(p))
-                // d(prediction)/d(drift) and d/d(yaw drift): the scaled, turned offset from the camera
-                // (its scale's and its turn's derivatives) times half the path since.
+                // By the yaw drift and the profile: the scaled, turned offset from the camera (its
+                // turn's and its scale's derivatives) times the mean turn and the mean scale's change.
                 let (dTurn, dStretch) = Self.jacobian(yaw: yaw, scale: exp(logScale), world: offset(p))
-                let half = current == nil ? 0 : p.pathSince / 2
-                let dDrift = -half * dStretch, dYawDrift = half * (1 - drift * p.pathSince / 2) * dTurn
+                let dYawDrift = (current == nil ? 0 : p.pathSince / 2) * mean.value * dTurn
                 let w = robust / (p.horizontalSigma * p.horizontalSigma)
-                add([dYaw.x, dScale.x, 1, 0, dDrift.x, dYawDrift.x], r.x, w)
-                add([dYaw.y, dScale.y, 0, 1, dDrift.y, dYawDrift.y], r.y, w)
+                for axis in 0..<2 {
+                    var row: Row = [(0, dYaw[axis]), (1, dScale[axis]), (2 + axis, 1), (4, dYawDrift[axis])]
+                    row += mean.byLog.map { (column($0.knot), $0.derivative * dStretch[axis]) }
+                    add(row, r[axis], w)
+                }
             }
             for h in headings {
-                add([1, 0, 0, 0, 0, h.pathSince], remainder(h.yaw - yaw - yawDrift * h.pathSince, 2 * .pi), 1 / (h.sigma * h.sigma))
+                add([(0, 1), (4, h.pathSince)], remainder(h.yaw - yaw - yawDrift * h.pathSince, 2 * .pi), 1 / (h.sigma * h.sigma))
             }
             for v in speeds {
-                let drifted = max(1e-3, 1 - drift * v.pathSince)
-                add([0, 1, 0, 0, -v.pathSince / drifted, 0], log(v.speed / v.worldSpeed) - logScale - log(drifted), 1 / (v.logSigma * v.logSigma))
+                let interval = intervalScale(v)
+                add([(1, 1)] + interval.byLog.map { (column($0.knot), $0.derivative) },
+                    log(v.speed / v.worldSpeed) - logScale - log(interval.value), 1 / (v.logSigma * v.logSigma))
             }
             if let prior = scalePrior {
-                add([0, 1, 0, 0, 0, 0], log(prior.value) - logScale, 1 / (prior.logSigma * prior.logSigma))
+                add([(1, 1)], log(prior.value) - logScale, 1 / (prior.logSigma * prior.logSigma))
             } else if positions.count < 3 && speeds.isEmpty {
-                add([0, 1, 0, 0, 0, 0], 0 - logScale, 1)  // two fixes cannot tell scale from noise: keep it near 1
+                add([(1, 1)], 0 - logScale, 1)  // two fixes cannot tell scale from noise: keep it near 1
             }
-            // Without a camera to drift about, the drifts stay 0 (their rows are the identity's).
-            add([0, 0, 0, 0, 1, 0], -drift, current == nil ? 1 : 1 / (driftSigma * driftSigma))
-            add([0, 0, 0, 0, 0, 1], -yawDrift, current == nil ? 1 : 1 / (yawDriftSigma * yawDriftSigma))
+            // The profile wanders from the camera's scale (ℓ_0 = 0) knot by knot about a trend:
+            // ℓ_k - ℓ_(k-1) = -drift · knotSpacing.
+            for k in profile.logs.indices {
+                let before = k == 0 ? 0 : profile.logs[k - 1]
+                add((k == 0 ? [(column(1), 1)] : [(column(k + 1), 1), (column(k), -1)]) + [(5, knotSpacing)],
+                    before - profile.logs[k] - drift * knotSpacing, walkWeight)
+            }
+            add([(5, 1)], -drift, current == nil ? 1 : 1 / (driftSigma * driftSigma))
+            // Without a camera to drift about, the yaw drift stays 0 (its row is the identity's).
+            add([(4, 1)], -yawDrift, current == nil ? 1 : 1 / (yawDriftSigma * yawDriftSigma))
             // Levenberg's damping keeps a step through a weakly held yaw bounded.
             var damped = normal
             for a in 0..<n { damped[a, a] += 1e-9 + 1e-6 * normal[a, a] }
@@ -214,8 +301,9 @@ struct GeoAlignmentFit {
             yaw += step[0, 0]
             logScale += step[1, 0]
             t += SIMD2(step[2, 0], step[3, 0])
-            drift += step[4, 0]
-            yawDrift += step[5, 0]
+            yawDrift += step[4, 0]
+            drift += step[5, 0]
+            for k in profile.logs.indices { profile.logs[k] += step[column(k + 1), 0] }
             if abs(step[0, 0]) < 1e-9 && abs(step[1, 0]) < 1e-9 && length(SIMD2(step[2, 0], step[3, 0])) < 1e-6 { break }
         }
         guard var covariance = normal.inverse else { return nil }
@@ -235,7 +323,7 @@ struct GeoAlignmentFit {
             if factor > 1 { covariance.values = covariance.values.map { $0 * factor } }
         }
         for h in headings { cost += pow(remainder(h.yaw - yaw - yawDrift * h.pathSince, 2 * .pi) / h.sigma, 2) }
-        for v in speeds { cost += pow((log(v.speed / v.worldSpeed) - logScale - log(max(1e-3, 1 - drift * v.pathSince))) / v.logSigma, 2) }
+        for v in speeds { cost += pow((log(v.speed / v.worldSpeed) - logScale - log(intervalScale(v).value)) / v.logSigma, 2) }
         let result = Result(yaw: remainder(yaw, 2 * .pi), scale: exp(logScale), translation: SIMD3(t.x, 0, t.y),
                             covariance: covariance, inliers: inliers, rms: (squares / Double(positions.count)).squareRoot(),
                             scaleWasHeld: scalePrior != nil)

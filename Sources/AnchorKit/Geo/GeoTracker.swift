@@ -53,9 +53,13 @@ public struct GeoTracker {
         /// Metres of the camera's path over which a pair's weight falls by e (odometry drifts with
         /// distance: the alignment is fitted for where the camera is).
         public var fadeDistance = 300.0
-        /// The prior σ of odometry's scale drift: the relative change of its unit per metre of
-        /// path (monocular odometry driving down a street loses ~1e-3 a metre).
+        /// The prior σ of odometry's scale drift: the mean change of the log of its unit per metre
+        /// of path (monocular odometry driving down a street loses ~1e-3 a metre).
         public var scaleDriftSigma = 2e-3
+        /// How unevenly it drifts: σ of the log-scale's wander about that trend per √metre of
+        /// path, fitted as a profile with a knot every ``scaleKnotSpacing`` metres (a monocular
+        /// odometry's scale moves by a few per cent within tens of metres).
+        public var scaleWalkSigma = 5e-3, scaleKnotSpacing = 10.0
         /// The prior σ of odometry's yaw drift, radians per metre of path (monocular odometry
         /// driving down a street turns ~3e-5 a metre).
         public var yawDriftSigma = 1e-4
@@ -243,7 +247,7 @@ public struct GeoTracker {
             if points.count == 11, worldSpeed > 0 {
                 let relative = parameters.velocitySigma / speed, pairing = parameters.speedPairingSigma
                 speeds.append((fix.time, travelled, .init(worldSpeed: worldSpeed, speed: speed,
-                                                          logSigma: (relative * relative / 2 + pairing * pairing).squareRoot())))
+                                                          logSigma: (relative * relative / 2 + pairing * pairing).squareRoot(), span: span)))
             }
         }
         let sigmas = parameters.sigmas(of: fix)
@@ -299,7 +303,9 @@ public struct GeoTracker {
             }
             var fit = GeoAlignmentFit()
             fit.current = camera.transform.translation
+            fit.scaleWalkSigma = parameters.scaleWalkSigma
             fit.driftSigma = parameters.scaleDriftSigma
+            fit.knotSpacing = parameters.scaleKnotSpacing
             fit.yawDriftSigma = parameters.yawDriftSigma
             fitted = fit.fit(positions: faded(positions), headings: faded(headings + courses), speeds: faded(speeds), scalePrior: prior)
         }
