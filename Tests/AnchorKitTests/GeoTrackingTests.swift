@@ -73,7 +73,7 @@ struct GeoTrackingTests {
         #expect(abs(GeoAlignment.azimuth(of: -origin.camera.transform.rotation.columns.2)) < 1e-9)
     }
 
-    /// Fused: within 2 m and 1.5° after 20 s (measured 1.80 m and 0.54°, the median over the
+    /// Fused: within 2 m and 1.5° after 20 s (measured 1.84 m and 0.54°, the median over the
     /// four places; over the logs of seeds 1-8, 0.85-2.17 m, mean 1.40 m: the fixes' drifting
     /// bias sets it); the naive placement at least three times as far off in both (6.9 m, 4.4°).
     @Test func fusionBeatsTheNewestFix() throws {
