@@ -241,12 +241,18 @@ struct AprilTagTests {
         var two = MarkerDetectionParameters()
         two.aprilTag?.threads = 2
         #expect(MarkerDetectionParameters().forStills().aprilTag?.threads == min(4, ProcessInfo.processInfo.activeProcessorCount))
+        try Self.expectSameDetections(dictionary, one, two)
+    }
+
+    /// `a` and `b` find the same tags (at least 11) with the same corners in the real photo, at
+    /// full size and shrunk to tags of 15-19 px.
+    static func expectSameDetections(_ dictionary: MarkerDictionary, _ a: MarkerDetectionParameters, _ b: MarkerDetectionParameters) throws {
         let full = try Image(contentsOf: Self.photo + "/AprilTag.png", channels: 1)
         for image in [full, try full.resized(width: 213, height: 160)] {
-            let a = try MarkerDetector(dictionary: dictionary, parameters: one).detect(in: image)
-            let b = try MarkerDetector(dictionary: dictionary, parameters: two).detect(in: image)
-            #expect(a.count >= 11 && a.map(\.id) == b.map(\.id))
-            #expect(zip(a, b).allSatisfy { $0.corners == $1.corners })
+            let first = try MarkerDetector(dictionary: dictionary, parameters: a).detect(in: image)
+            let second = try MarkerDetector(dictionary: dictionary, parameters: b).detect(in: image)
+            #expect(first.count >= 11 && first.map(\.id) == second.map(\.id))
+            #expect(zip(first, second).allSatisfy { $0.corners == $1.corners })
         }
     }
 
@@ -261,13 +267,7 @@ struct AprilTagTests {
         #expect(MarkerDetectionParameters().aprilTag?.minimumContrast == nil)
         var video = stills
         video.aprilTag?.minimumContrast = nil
-        let full = try Image(contentsOf: Self.photo + "/AprilTag.png", channels: 1)
-        for image in [full, try full.resized(width: 213, height: 160)] {
-            let a = try MarkerDetector(dictionary: dictionary, parameters: video).detect(in: image)
-            let b = try MarkerDetector(dictionary: dictionary, parameters: stills).detect(in: image)
-            #expect(a.count >= 11 && a.map(\.id) == b.map(\.id))
-            #expect(zip(a, b).allSatisfy { $0.corners == $1.corners })
-        }
+        try Self.expectSameDetections(dictionary, video, stills)
         var wrong = stills
         wrong.aprilTag?.minimumContrast = 256
         expectOneLineError(containing: ["min_contrast", "256"]) {

@@ -61,32 +61,43 @@ struct GeoAlignmentFitTests {
         #expect(fit.yawSigma * 180 / .pi < 2)
     }
 
-    /// Odometry whose unit grows 30 % shorter over a 100-unit path (metres per unit 1.5 now,
-    /// 1.5 · (1 - 0.003 · path since) before): exact fixes and ground speeds along it give today's
-    /// scale and the camera's place but for the pull of the profile's prior, which wants the
-    /// log-scale to change evenly (measured 0.09 %, under a centimetre).
-    @Test func speedsAndFixesGiveTheScaleAndItsDrift() throws {
-        let (scale, drift, yaw, n) = (1.5, 0.003, 0.6, 100)
+    /// Exact fixes, and ground speeds as means over the unit of path before each, along a straight
+    /// walk of `n` units down the world's -z (the camera at its end) whose metres from `p` units
+    /// back to the camera are `metres(p)`, in a geo world turned by `yaw`; with the camera's true
+    /// geo place.
+    static func straightWalk(n: Int, yaw: Double, metres: (Double) -> Double)
+        -> (positions: [GeoAlignmentFit.Position], speeds: [GeoAlignmentFit.Speed], camera: SIMD3<Double>) {
         let rotation = Matrix3.rotation(angle: yaw, axis: SIMD3(0, 1, 0)), origin = SIMD3<Double>(30, 0, -12)
-        // Metres walked from the point `p` units of path back to the camera.
-        func metres(_ p: Double) -> Double { scale * (p - drift * p * p / 2) }
         let total = metres(Double(n))
         var positions: [GeoAlignmentFit.Position] = [], speeds: [GeoAlignmentFit.Speed] = []
         for k in 0...n {
             let since = Double(n - k)
             positions.append(.init(world: SIMD3(0, 0, -Double(k)), geoWorld: origin + rotation * SIMD3(0, 0, -(total - metres(since))),
                                    horizontalSigma: 5, verticalSigma: 10, pathSince: since))
-            // Each speed is the mean over the second (the unit of path) before its fix.
             if k > 0 { speeds.append(.init(worldSpeed: 1, speed: metres(since + 1) - metres(since), logSigma: 0.02, pathSince: since)) }
         }
+        return (positions, speeds, origin + rotation * SIMD3(0, 0, -total))
+    }
+
+    /// How far (metres, horizontally) `result` places the world point `world` from `truth`.
+    static func horizontalError(of result: GeoAlignmentFit.Result, placing world: SIMD3<Double>, truth: SIMD3<Double>) -> Double {
+        let placed = result.scale * (Matrix3.rotation(angle: result.yaw, axis: SIMD3(0, 1, 0)) * world) + result.translation
+        return length(SIMD2(placed.x - truth.x, placed.z - truth.z))
+    }
+
+    /// Odometry whose unit grows 30 % shorter over a 100-unit path (metres per unit 1.5 now,
+    /// 1.5 · (1 - 0.003 · path since) before): exact fixes and ground speeds along it give today's
+    /// scale and the camera's place but for the pull of the profile's prior, which wants the
+    /// log-scale to change evenly (measured 0.09 %, under a centimetre).
+    @Test func speedsAndFixesGiveTheScaleAndItsDrift() throws {
+        let (scale, drift, yaw, n) = (1.5, 0.003, 0.6, 100)
+        let walk = Self.straightWalk(n: n, yaw: yaw) { p in scale * (p - drift * p * p / 2) }
         var fit = GeoAlignmentFit()
         fit.current = SIMD3(0, 0, -Double(n))
-        let result = try #require(fit.fit(positions: positions, headings: [], speeds: speeds, scalePrior: nil))
+        let result = try #require(fit.fit(positions: walk.positions, headings: [], speeds: walk.speeds, scalePrior: nil))
         #expect(abs(result.scale - scale) < 2e-3)
         #expect(abs(result.yaw - yaw) < 1e-6)
-        let camera = result.scale * (Matrix3.rotation(angle: result.yaw, axis: SIMD3(0, 1, 0)) * SIMD3(0, 0, -Double(n))) + result.translation
-        let truth = origin + rotation * SIMD3(0, 0, -total)
-        #expect(length(SIMD2(camera.x - truth.x, camera.z - truth.z)) < 0.01)
+        #expect(Self.horizontalError(of: result, placing: fit.current!, truth: walk.camera) < 0.01)
     }
 
     /// Odometry whose scale held for 60 units of path and then changed by half a per cent a unit
@@ -94,28 +105,14 @@ struct GeoAlignmentFitTests {
     /// fixes and ground speeds along it give the camera's place with the scale's profile (measured
     /// 0.5 mm off), where a scale drifting linearly along the path leaves it 1.7 m off.
     @Test func theScaleProfileFollowsUnevenDrift() throws {
-        let (scale, yaw, n) = (1.5, 0.6, 100)
-        let rotation = Matrix3.rotation(angle: yaw, axis: SIMD3(0, 1, 0)), origin = SIMD3<Double>(30, 0, -12)
-        // Metres walked from `p` units back to the camera: at 1.5 a unit, then 1.5 · (1 - 0.005 · (p - 60)).
-        func metres(_ p: Double) -> Double { scale * (p <= 60 ? p : 60 + (p - 60) - 0.0025 * (p - 60) * (p - 60)) }
-        let total = metres(Double(n))
-        var positions: [GeoAlignmentFit.Position] = [], speeds: [GeoAlignmentFit.Speed] = []
-        for k in 0...n {
-            let since = Double(n - k)
-            positions.append(.init(world: SIMD3(0, 0, -Double(k)), geoWorld: origin + rotation * SIMD3(0, 0, -(total - metres(since))),
-                                   horizontalSigma: 5, verticalSigma: 10, pathSince: since))
-            if k > 0 {
-                speeds.append(.init(worldSpeed: 1, speed: metres(since + 1) - metres(since), logSigma: 0.02, pathSince: since))
-            }
-        }
-        func placeError(walk: Double) throws -> Double {
+        let n = 100
+        let walk = Self.straightWalk(n: n, yaw: 0.6) { p in 1.5 * (p <= 60 ? p : 60 + (p - 60) - 0.0025 * (p - 60) * (p - 60)) }
+        func placeError(walk scaleWalk: Double) throws -> Double {
             var fit = GeoAlignmentFit()
             fit.current = SIMD3(0, 0, -Double(n))
-            fit.scaleWalkSigma = walk
-            let result = try #require(fit.fit(positions: positions, headings: [], speeds: speeds, scalePrior: nil))
-            let camera = result.scale * (Matrix3.rotation(angle: result.yaw, axis: SIMD3(0, 1, 0)) * SIMD3(0, 0, -Double(n))) + result.translation
-            let truth = origin + rotation * SIMD3(0, 0, -total)
-            return length(SIMD2(camera.x - truth.x, camera.z - truth.z))
+            fit.scaleWalkSigma = scaleWalk
+            let result = try #require(fit.fit(positions: walk.positions, headings: [], speeds: walk.speeds, scalePrior: nil))
+            return Self.horizontalError(of: result, placing: fit.current!, truth: walk.camera)
         }
         let profiled = try placeError(walk: 5e-3), linear = try placeError(walk: 1e-6)
         #expect(profiled < 0.01)
@@ -146,9 +143,7 @@ struct GeoAlignmentFitTests {
         fit.yawDriftSigma = 1e-2  // a prior loose enough not to pull (at 1e-4 it holds the drift 12 % short)
         let result = try #require(fit.fit(positions: positions, headings: headings, scalePrior: (1, 0.01)))
         #expect(abs(result.yaw - yaw) < 1e-4)
-        let camera = result.scale * (Matrix3.rotation(angle: result.yaw, axis: SIMD3(0, 1, 0)) * SIMD3(0, 0, -Double(n))) + result.translation
-        let truth = walked(n)
-        #expect(length(SIMD2(camera.x - truth.x, camera.z - truth.z)) < 0.01)
+        #expect(Self.horizontalError(of: result, placing: fit.current!, truth: walked(n)) < 0.01)
     }
 
     /// A receiver that states 5 m but scatters its fixes by 15 m per axis: the fit's stated
@@ -164,9 +159,7 @@ struct GeoAlignmentFitTests {
             }
             let result = try #require(GeoAlignmentFit().fit(positions: positions, headings: [], scalePrior: (1.2, 0.03)))
             let end = Self.walk.last!
-            let placed = result.scale * (Matrix3.rotation(angle: result.yaw, axis: SIMD3(0, 1, 0)) * end) + result.translation
-            let truePlace = Self.truth.geoWorld(fromWorld: end)
-            return (length(SIMD2(placed.x - truePlace.x, placed.z - truePlace.z)), result.horizontalSigma(at: end))
+            return (Self.horizontalError(of: result, placing: end, truth: Self.truth.geoWorld(fromWorld: end)), result.horizontalSigma(at: end))
         }
         let honest = try fit(scatter: 3.5), overstated = try fit(scatter: 15)
         #expect(overstated.error > 3 * honest.sigma)  // beyond the σ the stated accuracy alone gives
