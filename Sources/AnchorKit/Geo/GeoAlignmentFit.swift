@@ -189,15 +189,16 @@ struct GeoAlignmentFit {
 
         /// ∫ g from `a` to `b` units back and its derivatives by the knots' logs (ℓ_1 … ℓ_K).
         func integral(from a: Double, to b: Double) -> (value: Double, byLog: [(knot: Int, derivative: Double)]) {
-            var total = 0.0, byLog: [Int: Double] = [:]
+            var total = 0.0, byLog = [Double](repeating: 0, count: logs.count + 1), last = 0
             for (sign, end) in [(1.0, b), (-1.0, a)] where end > 0 {
                 for (knot, weight) in integralWeights(to: end) {
                     let term = sign * weight * value(knot)
                     total += term
-                    if knot > 0 { byLog[knot, default: 0] += term }
+                    byLog[knot] += term
+                    last = max(last, knot)
                 }
             }
-            return (total, byLog.sorted { $0.key < $1.key }.map { ($0.key, $0.value) })
+            return (total, last == 0 ? [] : (1...last).map { ($0, byLog[$0]) })
         }
     }
 
@@ -254,14 +255,14 @@ struct GeoAlignmentFit {
                 }
             }
             for p in positions {
-                let r = SIMD2(p.geoWorld.x, p.geoWorld.z) - (predicted(p) + t)
+                let mean = meanScale(p), drifted = offset(p), undrifted = pivot + mean.value * drifted
+                let r = SIMD2(p.geoWorld.x, p.geoWorld.z) - (exp(logScale) * Self.turned(undrifted, by: yaw) + t)
                 let normalised = length(r) / p.horizontalSigma
                 let robust = normalised <= huber ? 1 : huber / normalised
-                let mean = meanScale(p)
-                let (dYaw, dScale) = Self.jacobian(yaw: yaw, scale: exp(logScale), world: undrifted(p))
+                let (dYaw, dScale) = Self.jacobian(yaw: yaw, scale: exp(logScale), world: undrifted)
                 // By the yaw drift and the profile: the scaled, turned offset from the camera (its
                 // turn's and its scale's derivatives) times the mean turn and the mean scale's change.
-                let (dTurn, dStretch) = Self.jacobian(yaw: yaw, scale: exp(logScale), world: offset(p))
+                let (dTurn, dStretch) = Self.jacobian(yaw: yaw, scale: exp(logScale), world: drifted)
                 let dYawDrift = (current == nil ? 0 : p.pathSince / 2) * mean.value * dTurn
                 let w = robust / (p.horizontalSigma * p.horizontalSigma)
                 for axis in 0..<2 {
