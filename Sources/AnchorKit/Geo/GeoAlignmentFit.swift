@@ -70,8 +70,9 @@ struct GeoAlignmentFit {
     /// An alignment with its uncertainty.
     struct Result {
         var yaw: Double, scale: Double, translation: SIMD3<Double>
-        /// Covariance of (yaw, ln scale, east, south translation, yaw drift, then the log-scales of
-        /// odometry's scale profile): radians, -, metres, radians per world unit of path, -.
+        /// Covariance of (yaw, ln scale, east, south translation, yaw drift, the scale's trend, then
+        /// the log-scales of odometry's scale profile): radians, -, metres, radians per world unit
+        /// of path, per world unit of path, -.
         var covariance: DenseMatrix
         /// Fixes whose normalised error is within the Huber threshold.
         var inliers: Int
