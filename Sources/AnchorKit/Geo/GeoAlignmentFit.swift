@@ -15,6 +15,8 @@ struct GeoAlignmentFit {
         var pathSince: Double { get set }
         /// Widens its σ by `factor`.
         mutating func widen(by factor: Double)
+        /// The world was scaled by `factor`: its world units follow (path excepted).
+        mutating func rescale(by factor: Double)
     }
 
     /// A fix paired with where the world tracker had the camera at the fix's time.
@@ -32,6 +34,8 @@ struct GeoAlignmentFit {
             horizontalSigma *= factor
             verticalSigma *= factor
         }
+
+        mutating func rescale(by factor: Double) { world *= factor }
     }
 
     /// A compass reading paired with where the world tracker had the camera look.
@@ -48,6 +52,8 @@ struct GeoAlignmentFit {
         var yaw: Double { worldAzimuth - bearing }
 
         mutating func widen(by factor: Double) { sigma *= factor }
+
+        mutating func rescale(by factor: Double) {}
     }
 
     /// A fix's ground speed (Doppler) paired with how fast the camera moved in the world: the
@@ -65,6 +71,8 @@ struct GeoAlignmentFit {
         var worldPath: Double { worldSpeed * span }
 
         mutating func widen(by factor: Double) { logSigma *= factor }
+
+        mutating func rescale(by factor: Double) { worldSpeed *= factor }
     }
 
     /// An alignment with its uncertainty.

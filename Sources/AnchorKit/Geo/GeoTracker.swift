@@ -98,13 +98,12 @@ public struct GeoTracker {
     /// Fixes and readings queued, in time order; those before the indices are taken.
     private var pending: [LocationFix] = [], pendingHeadings: [HeadingReading] = []
     private var nextFix = 0, nextHeading = 0
-    private var positions: [(time: Double, path: Double, pair: GeoAlignmentFit.Position)] = []
-    private var headings: [(time: Double, path: Double, pair: GeoAlignmentFit.Heading)] = []
+    private var positions = PairWindow<GeoAlignmentFit.Position>(), headings = PairWindow<GeoAlignmentFit.Heading>()
     /// Fixes' courses paired with the direction the camera moved in the world (independent per
     /// fix, unlike a compass's slowly drifting error).
-    private var courses: [(time: Double, path: Double, pair: GeoAlignmentFit.Heading)] = []
+    private var courses = PairWindow<GeoAlignmentFit.Heading>()
     /// Fixes' ground speeds paired with the camera's speed in the world over the second before.
-    private var speeds: [(time: Double, path: Double, pair: GeoAlignmentFit.Speed)] = []
+    private var speeds = PairWindow<GeoAlignmentFit.Speed>()
     /// The fix before the newest, for the speed over the second between them.
     private var previousFix: LocationFix?
     /// The length of the camera's path so far, world units.
@@ -166,17 +165,11 @@ public struct GeoTracker {
     /// later fits (only targets or an inertial log give one).
     public mutating func rescale(by factor: Double, byFixes: Bool = false) {
         if byFixes { scaleIsFixes = true }
-        for k in positions.indices {
-            positions[k].pair.world *= factor
-            positions[k].path *= factor
-        }
+        positions.rescale(by: factor)
+        headings.rescale(by: factor)
+        courses.rescale(by: factor)
+        speeds.rescale(by: factor)
         for k in track.indices { track[k].centre *= factor }
-        for k in headings.indices { headings[k].path *= factor }
-        for k in courses.indices { courses[k].path *= factor }
-        for k in speeds.indices {
-            speeds[k].path *= factor
-            speeds[k].pair.worldSpeed *= factor
-        }
         travelled *= factor
         fitted?.scale /= factor
         shown?.scale /= factor
@@ -209,10 +202,10 @@ public struct GeoTracker {
             nextHeading += 1
             changed = pair(newestHeading!) || changed
         }
-        positions.removeAll { $0.time < time - parameters.window }
-        headings.removeAll { $0.time < time - parameters.window }
-        courses.removeAll { $0.time < time - parameters.window }
-        speeds.removeAll { $0.time < time - parameters.window }
+        positions.trim(before: time - parameters.window)
+        headings.trim(before: time - parameters.window)
+        courses.trim(before: time - parameters.window)
+        speeds.trim(before: time - parameters.window)
         switch parameters.mode {
         case .fused: return try fused(camera: camera, refit: changed, dt: dt)
         case .newestFix: return try naive(camera: camera)
@@ -232,8 +225,8 @@ public struct GeoTracker {
         // as its time comes: the track does not reach beyond it yet).
         if fix.course >= 0, fix.speed >= parameters.minimumCourseSpeed, let before = trackPoint(at: fix.time - 0.5)?.centre,
            length(SIMD2(centre.x - before.x, centre.z - before.z)) > 0 {
-            courses.append((fix.time, travelled, .init(worldAzimuth: GeoAlignment.azimuth(of: centre - before), bearing: fix.course * .pi / 180,
-                                            sigma: max(atan2(parameters.velocitySigma, fix.speed), 0.5 * .pi / 180))))
+            courses.append(.init(worldAzimuth: GeoAlignment.azimuth(of: centre - before), bearing: fix.course * .pi / 180,
+                                 sigma: max(atan2(parameters.velocitySigma, fix.speed), 0.5 * .pi / 180)), time: fix.time, path: travelled)
         }
         // The mean of two fixes' speeds against the camera's mean speed between them (a lag-free
         // pairing, both being means over the same second): its path in tenths of the span, as a
@@ -246,23 +239,23 @@ public struct GeoTracker {
             let worldSpeed = zip(points, points.dropFirst()).reduce(0) { $0 + length(SIMD2($1.1.x - $1.0.x, $1.1.z - $1.0.z)) } / span
             if points.count == 11, worldSpeed > 0 {
                 let relative = parameters.velocitySigma / speed, pairing = parameters.speedPairingSigma
-                speeds.append((fix.time, travelled, .init(worldSpeed: worldSpeed, speed: speed,
-                                                          logSigma: (relative * relative / 2 + pairing * pairing).squareRoot(), span: span)))
+                speeds.append(.init(worldSpeed: worldSpeed, speed: speed, logSigma: (relative * relative / 2 + pairing * pairing).squareRoot(), span: span),
+                              time: fix.time, path: travelled)
             }
         }
         let sigmas = parameters.sigmas(of: fix)
-        let inflation = Self.inflation(since: positions.last?.time, at: fix.time, correlation: parameters.fixCorrelationTime)
+        let inflation = Self.inflation(since: positions.lastTime, at: fix.time, correlation: parameters.fixCorrelationTime)
         let geoWorld = LocalTangentFrame.geoWorld(fromENU: try frame!.enu(of: fix.coordinate))
-        positions.append((fix.time, travelled, .init(world: centre, geoWorld: geoWorld, horizontalSigma: sigmas.horizontal * inflation,
-                                          verticalSigma: sigmas.vertical * inflation)))
+        positions.append(.init(world: centre, geoWorld: geoWorld, horizontalSigma: sigmas.horizontal * inflation,
+                               verticalSigma: sigmas.vertical * inflation), time: fix.time, path: travelled)
         return true
     }
 
     private mutating func pair(_ reading: HeadingReading) -> Bool {
         guard let azimuth = trackPoint(at: reading.time)?.azimuth else { return false }
-        let inflation = Self.inflation(since: headings.last?.time, at: reading.time, correlation: parameters.headingCorrelationTime)
-        headings.append((reading.time, travelled, .init(worldAzimuth: azimuth, bearing: reading.heading * .pi / 180,
-                                             sigma: parameters.sigma(of: reading) * .pi / 180 * inflation)))
+        let inflation = Self.inflation(since: headings.lastTime, at: reading.time, correlation: parameters.headingCorrelationTime)
+        headings.append(.init(worldAzimuth: azimuth, bearing: reading.heading * .pi / 180, sigma: parameters.sigma(of: reading) * .pi / 180 * inflation),
+                        time: reading.time, path: travelled)
         return true
     }
 
@@ -293,21 +286,14 @@ public struct GeoTracker {
             let prior = camera.scale == .metric && !scaleIsFixes ? (value: 1.0, logSigma: parameters.metricScaleLogSigma) : nil
             // Odometry drifts with distance: pairs count less the farther the camera has gone since,
             // so that the alignment holds where the camera is.
-            func faded<Pair: GeoAlignmentFit.Fading>(_ pairs: [(time: Double, path: Double, pair: Pair)]) -> [Pair] {
-                pairs.map { p in
-                    var pair = p.pair
-                    pair.widen(by: exp((travelled - p.path) / (2 * parameters.fadeDistance)))
-                    pair.pathSince = travelled - p.path
-                    return pair
-                }
-            }
+            func faded<Pair>(_ pairs: PairWindow<Pair>) -> [Pair] { pairs.faded(at: travelled, over: parameters.fadeDistance) }
             var fit = GeoAlignmentFit()
             fit.current = camera.transform.translation
             fit.scaleWalkSigma = parameters.scaleWalkSigma
             fit.driftSigma = parameters.scaleDriftSigma
             fit.knotSpacing = parameters.scaleKnotSpacing
             fit.yawDriftSigma = parameters.yawDriftSigma
-            fitted = fit.fit(positions: faded(positions), headings: faded(headings + courses), speeds: faded(speeds), scalePrior: prior)
+            fitted = fit.fit(positions: faded(positions), headings: faded(headings) + faded(courses), speeds: faded(speeds), scalePrior: prior)
         }
         guard let fit = fitted else {
             let reason: GeoTrackingStatus.Reason = track.isEmpty ? .worldTrackingUnstable : .insufficientMotion
@@ -380,6 +366,40 @@ public struct GeoTracker {
             let distance = length(SIMD2(place.x - eye.x, place.z - eye.z))
             a.geoAccuracy = (accuracy * accuracy + pow(distance * headingSigma, 2)).squareRoot()
             return a
+        }
+    }
+}
+
+/// The pairs of one kind in the geo tracker's window, each with the time it was made (seconds of
+/// the video) and the camera's path travelled then (world units).
+private struct PairWindow<Pair: GeoAlignmentFit.Fading> {
+    private var entries: [(time: Double, path: Double, pair: Pair)] = []
+
+    var count: Int { entries.count }
+    var isEmpty: Bool { entries.isEmpty }
+    var lastTime: Double? { entries.last?.time }
+
+    mutating func append(_ pair: Pair, time: Double, path: Double) { entries.append((time, path, pair)) }
+
+    /// Drops the pairs made before `time`.
+    mutating func trim(before time: Double) { entries.removeAll { $0.time < time } }
+
+    /// The world was scaled by `factor`.
+    mutating func rescale(by factor: Double) {
+        for k in entries.indices {
+            entries[k].path *= factor
+            entries[k].pair.rescale(by: factor)
+        }
+    }
+
+    /// The pairs as the fit takes them with the camera's path at `travelled`: each with its path
+    /// since, its σ widened so that its weight falls by e over every `fadeDistance` of it.
+    func faded(at travelled: Double, over fadeDistance: Double) -> [Pair] {
+        entries.map { entry in
+            var pair = entry.pair
+            pair.widen(by: exp((travelled - entry.path) / (2 * fadeDistance)))
+            pair.pathSince = travelled - entry.path
+            return pair
         }
     }
 }
