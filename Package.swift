@@ -42,9 +42,13 @@ let package = Package(
         .systemLibrary(
             name: "CGeographicLib", path: "CShims/CGeographicLib", pkgConfig: "geographiclib",
             providers: [.apt(["libgeographiclib-dev"])]),
+        // The one-line message of a thread's last failing shim call (anchorkit_last_error.h), for
+        // AnchorKitCV and AnchorKitGeodesy alike.
+        .target(name: "AnchorKitLastError", path: "CShims/AnchorKitLastError"),
         // The thin C API over OpenCV: C++ inside, a plain C header at the boundary.
         .target(
-            name: "AnchorKitCV", dependencies: ["COpenCV", "CEigen", "CJPEG", "CZlib", "CAprilTag", "CZXing"], path: "CShims/AnchorKitCV",
+            name: "AnchorKitCV", dependencies: ["AnchorKitLastError", "COpenCV", "CEigen", "CJPEG", "CZlib", "CAprilTag", "CZXing"],
+            path: "CShims/AnchorKitCV",
             // libm, named for C++ executables (the solver tests); Swift products get it anyway.
             linkerSettings: [.linkedLibrary("m")]),
         // The numerical solvers (anchorkit_solvers.h: world geometry, alignment, plane sweep), one
@@ -53,7 +57,7 @@ let package = Package(
         // The rasteriser and 2-D drawing (anchorkit_render.h): only rendering and synthesis use them.
         .target(name: "AnchorKitRender", dependencies: ["AnchorKitCV", "COpenCV", "CEigen"], path: "CShims/AnchorKitRender"),
         // Geodesy over GeographicLib (anchorkit_geodesy.h), apart from OpenCV: its own status codes.
-        .target(name: "AnchorKitGeodesy", dependencies: ["CGeographicLib"], path: "CShims/AnchorKitGeodesy"),
+        .target(name: "AnchorKitGeodesy", dependencies: ["AnchorKitLastError", "CGeographicLib"], path: "CShims/AnchorKitGeodesy"),
         .target(name: "AnchorKit", dependencies: ["AnchorKitCV", "AnchorKitSolvers", "AnchorKitGeodesy"], path: "Sources/AnchorKit"),
         .target(name: "AnchorKitMedia", dependencies: ["AnchorKit", "AnchorKitCV"], path: "Sources/AnchorKitMedia"),
         .target(name: "AnchorKitRendering", dependencies: ["AnchorKit", "AnchorKitCV", "AnchorKitRender"], path: "Sources/AnchorKitRendering"),

@@ -1,5 +1,8 @@
-// status.cpp — the thread-local last error and the argument checks shared by all files.
+// status.cpp — failures recorded as the thread's last error (anchorkit_last_error.h) and the
+// argument checks shared by all files.
 #include "internal.hpp"
+
+#include "anchorkit_last_error.h"
 
 #include <opencv2/core/utils/logger.hpp>
 
@@ -8,34 +11,6 @@
 #include <cstdio>
 #include <cstring>
 #include <sys/stat.h>
-
-namespace {
-
-// A fixed buffer: recording an error never allocates, so it cannot throw inside a catch block.
-constexpr size_t kMessageCapacity = 1024;
-thread_local char t_message[kMessageCapacity] = "";
-
-void flatten(char *s) noexcept {
-    // One line: control characters (newlines from cv::Exception::what(), paths, ...) become spaces,
-    // runs of spaces collapse, trailing spaces go.
-    char *out = s;
-    bool space = false;
-    for (const char *in = s; *in; ++in) {
-        char c = *in;
-        if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) c = ' ';
-        if (c == ' ') {
-            if (space || out == s) continue;
-            space = true;
-        } else {
-            space = false;
-        }
-        *out++ = c;
-    }
-    while (out > s && out[-1] == ' ') --out;
-    *out = '\0';
-}
-
-}  // namespace
 
 namespace {
 
@@ -49,20 +24,15 @@ namespace {
 
 }  // namespace
 
-extern "C" const char *ak_last_error(void) { return t_message; }
+extern "C" const char *ak_last_error(void) { return ak_recorded_error(); }
 
 namespace akcv {
 
 ak_status fail(ak_status status, const char *fn, const char *fmt, ...) noexcept {
-    int n = std::snprintf(t_message, kMessageCapacity, "%s: ", fn ? fn : "anchorkit_cv");
-    if (n < 0) n = 0;
-    if (static_cast<size_t>(n) < kMessageCapacity) {
-        va_list args;
-        va_start(args, fmt);
-        std::vsnprintf(t_message + n, kMessageCapacity - static_cast<size_t>(n), fmt, args);
-        va_end(args);
-    }
-    flatten(t_message);
+    va_list args;
+    va_start(args, fmt);
+    ak_record_error(fn ? fn : "anchorkit_cv", fmt, args);
+    va_end(args);
     return status;
 }
 

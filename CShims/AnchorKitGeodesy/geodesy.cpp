@@ -1,5 +1,6 @@
 // geodesy.cpp — anchorkit_geodesy.h over GeographicLib's LocalCartesian and Geodesic::WGS84().
 #include "anchorkit_geodesy.h"
+#include "anchorkit_last_error.h"
 
 #include <GeographicLib/Constants.hpp>
 #include <GeographicLib/Geodesic.hpp>
@@ -13,19 +14,11 @@
 
 namespace {
 
-// A fixed buffer: recording an error never allocates, so it cannot throw inside a catch block.
-constexpr size_t kMessageCapacity = 512;
-thread_local char t_message[kMessageCapacity] = "";
-
 __attribute__((format(printf, 3, 4))) int fail(int code, const char *fn, const char *fmt, ...) noexcept {
-    int n = std::snprintf(t_message, kMessageCapacity, "%s: ", fn);
-    if (n < 0) n = 0;
-    if (static_cast<size_t>(n) < kMessageCapacity) {
-        va_list args;
-        va_start(args, fmt);
-        std::vsnprintf(t_message + n, kMessageCapacity - static_cast<size_t>(n), fmt, args);
-        va_end(args);
-    }
+    va_list args;
+    va_start(args, fmt);
+    ak_record_error(fn, fmt, args);
+    va_end(args);
     return code;
 }
 
@@ -63,7 +56,7 @@ template <typename Body> int guarded(const char *fn, Body body) noexcept {
 
 }  // namespace
 
-extern "C" const char *ak_geodesy_last_error(void) { return t_message; }
+extern "C" const char *ak_geodesy_last_error(void) { return ak_recorded_error(); }
 
 extern "C" int ak_enu_from_geodetic(double lat0, double lon0, double h0, const double *lla, int count, double *enu) {
     static const char *fn = "ak_enu_from_geodetic";
