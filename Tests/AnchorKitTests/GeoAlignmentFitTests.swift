@@ -92,8 +92,7 @@ struct GeoAlignmentFitTests {
     @Test func speedsAndFixesGiveTheScaleAndItsDrift() throws {
         let (scale, drift, yaw, n) = (1.5, 0.003, 0.6, 100)
         let walk = Self.straightWalk(n: n, yaw: yaw) { p in scale * (p - drift * p * p / 2) }
-        var fit = GeoAlignmentFit()
-        fit.current = SIMD3(0, 0, -Double(n))
+        let fit = GeoAlignmentFit(current: SIMD3(0, 0, -Double(n)))
         let result = try #require(fit.fit(positions: walk.positions, headings: [], speeds: walk.speeds, scalePrior: nil))
         #expect(abs(result.scale - scale) < 2e-3)
         #expect(abs(result.yaw - yaw) < 1e-6)
@@ -108,8 +107,7 @@ struct GeoAlignmentFitTests {
         let n = 100
         let walk = Self.straightWalk(n: n, yaw: 0.6) { p in 1.5 * (p <= 60 ? p : 60 + (p - 60) - 0.0025 * (p - 60) * (p - 60)) }
         func placeError(walk scaleWalk: Double) throws -> Double {
-            var fit = GeoAlignmentFit()
-            fit.current = SIMD3(0, 0, -Double(n))
+            var fit = GeoAlignmentFit(current: SIMD3(0, 0, -Double(n)))
             fit.scaleWalkSigma = scaleWalk
             let result = try #require(fit.fit(positions: walk.positions, headings: [], speeds: walk.speeds, scalePrior: nil))
             return Self.horizontalError(of: result, placing: fit.current!, truth: walk.camera)
@@ -138,8 +136,7 @@ struct GeoAlignmentFitTests {
             positions.append(.init(world: SIMD3(0, 0, -Double(k)), geoWorld: walked(k), horizontalSigma: 5, verticalSigma: 10, pathSince: since))
             headings.append(.init(worldAzimuth: 0.2, bearing: 0.2 - (yaw + turn * since), sigma: 0.01, pathSince: since))
         }
-        var fit = GeoAlignmentFit()
-        fit.current = SIMD3(0, 0, -Double(n))
+        var fit = GeoAlignmentFit(current: SIMD3(0, 0, -Double(n)))
         fit.yawDriftSigma = 1e-2  // a prior loose enough not to pull (at 1e-4 it holds the drift 12 % short)
         let result = try #require(fit.fit(positions: positions, headings: headings, scalePrior: (1, 0.01)))
         #expect(abs(result.yaw - yaw) < 1e-4)

@@ -115,15 +115,25 @@ struct GeoAlignmentFit {
     var current: SIMD3<Double>?
     /// Odometry's scale along the path, relative to the scale where the camera is: piecewise linear
     /// in the path back from it, with a knot every `knotSpacing` world units.
-    var knotSpacing = 10.0
+    var knotSpacing: Double
     /// How far odometry's scale wanders: each knot's log-scale is a random walk from the one before
     /// it, σ `scaleWalkSigma` · √`knotSpacing` (per √world unit of path).
-    var scaleWalkSigma = 5e-3
+    var scaleWalkSigma: Double
     /// The prior σ of the profile's trend: the mean change of the log-scale per world unit of path.
-    var driftSigma = 2e-3
+    var driftSigma: Double
     /// The prior σ of odometry's yaw drift, radians per world unit of path: a pair `pathSince` back
     /// saw the world turned by yaw + yawDrift · pathSince.
-    var yawDriftSigma = 1e-4
+    var yawDriftSigma: Double
+
+    /// A fit with the odometry priors of `parameters` (world units taken as metres), drifting
+    /// about `current`.
+    init(_ parameters: GeoTracker.Parameters = GeoTracker.Parameters(), current: SIMD3<Double>? = nil) {
+        self.current = current
+        knotSpacing = parameters.scaleKnotSpacing
+        scaleWalkSigma = parameters.scaleWalkSigma
+        driftSigma = parameters.scaleDriftSigma
+        yawDriftSigma = parameters.yawDriftSigma
+    }
 
     /// The fit of `positions` and `headings`, with `scalePrior` (value, σ of its logarithm) on the
     /// scale, or free where nil; nil when they do not fix the yaw (under two fixes and no reading,

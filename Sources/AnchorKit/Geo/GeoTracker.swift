@@ -287,12 +287,7 @@ public struct GeoTracker {
             // Odometry drifts with distance: pairs count less the farther the camera has gone since,
             // so that the alignment holds where the camera is.
             func faded<Pair>(_ pairs: PairWindow<Pair>) -> [Pair] { pairs.faded(at: travelled, over: parameters.fadeDistance) }
-            var fit = GeoAlignmentFit()
-            fit.current = camera.transform.translation
-            fit.scaleWalkSigma = parameters.scaleWalkSigma
-            fit.driftSigma = parameters.scaleDriftSigma
-            fit.knotSpacing = parameters.scaleKnotSpacing
-            fit.yawDriftSigma = parameters.yawDriftSigma
+            let fit = GeoAlignmentFit(parameters, current: camera.transform.translation)
             fitted = fit.fit(positions: faded(positions), headings: faded(headings) + faded(courses), speeds: faded(speeds), scalePrior: prior)
         }
         guard let fit = fitted else {
