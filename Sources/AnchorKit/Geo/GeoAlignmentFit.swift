@@ -228,7 +228,7 @@ struct GeoAlignmentFit {
                        from start: (Double, Double)) -> (result: Result, cost: Double)? {
         // Parameters: yaw, ln scale, east and south translation, yaw drift, the scale's trend, then
         // the log-scale of each knot of odometry's scale profile.
-        var yaw = start.0, logScale = log(max(start.1, 1e-9)), yawDrift = 0.0
+        var yaw = start.0, logScale = log(max(start.1, 1e-9)), yawDrift = 0.0, drift = 0.0
         let farthest = current == nil ? 0 : (positions.map(\.pathSince) + speeds.map { $0.pathSince + $0.worldPath }).max() ?? 0
         var profile = ScaleProfile(length: knotSpacing, logs: Array(repeating: 0, count: Int((farthest / knotSpacing).rounded(.up))))
         let pivot = current.map { SIMD2($0.x, $0.z) } ?? .zero
@@ -242,23 +242,32 @@ struct GeoAlignmentFit {
             let (integral, byLog) = profile.integral(from: 0, to: p.pathSince)
             return (integral / p.pathSince, byLog.map { ($0.knot, $0.derivative / p.pathSince) })
         }
-        func undrifted(_ p: Position) -> SIMD2<Double> { pivot + meanScale(p).value * offset(p) }
-        func predicted(_ p: Position) -> SIMD2<Double> { exp(logScale) * Self.turned(undrifted(p), by: yaw) }
+        // Where the fit puts a fix (without the translation), and what that is made of: the mean
+        // scale since, the offset as odometry has it, and that offset walked at the mean scale.
+        func model(_ p: Position) -> (mean: (value: Double, byLog: [(knot: Int, derivative: Double)]), offset: SIMD2<Double>,
+                                      undrifted: SIMD2<Double>, predicted: SIMD2<Double>) {
+            let mean = meanScale(p), drifted = offset(p), undrifted = pivot + mean.value * drifted
+            return (mean, drifted, undrifted, exp(logScale) * Self.turned(undrifted, by: yaw))
+        }
         // A speed sees the mean scale over its interval.
         func intervalScale(_ v: Speed) -> (value: Double, byLog: [(knot: Int, derivative: Double)]) {
             guard v.worldPath > 0 else { return (1, []) }
             let (integral, byLog) = profile.integral(from: v.pathSince, to: v.pathSince + v.worldPath)
             return (max(1e-3, integral / v.worldPath), byLog.map { ($0.knot, $0.derivative / integral) })
         }
+        // The residuals of a reading's (or course's) yaw, radians, and of a speed's log-ratio.
+        func turnResidual(_ h: Heading) -> Double { remainder(h.yaw - yaw - yawDrift * h.pathSince, 2 * .pi) }
+        func speedResidual(_ v: Speed, _ interval: (value: Double, byLog: [(knot: Int, derivative: Double)])) -> Double {
+            log(v.speed / v.worldSpeed) - logScale - log(interval.value)
+        }
         // The start's translation: the weighted mean that best fits the start's yaw and scale.
         var t = SIMD2<Double>.zero, total = 0.0
         for p in positions {
             let w = 1 / (p.horizontalSigma * p.horizontalSigma)
-            t += w * (SIMD2(p.geoWorld.x, p.geoWorld.z) - predicted(p))
+            t += w * (SIMD2(p.geoWorld.x, p.geoWorld.z) - model(p).predicted)
             total += w
         }
         t /= total
-        var drift = 0.0
         // The column of knot k's log-scale (k = 1 … K).
         func column(_ knot: Int) -> Int { 5 + knot }
         let n = column(profile.logs.count) + 1
@@ -274,8 +283,8 @@ struct GeoAlignmentFit {
                 }
             }
             for p in positions {
-                let mean = meanScale(p), drifted = offset(p), undrifted = pivot + mean.value * drifted
-                let r = SIMD2(p.geoWorld.x, p.geoWorld.z) - (exp(logScale) * Self.turned(undrifted, by: yaw) + t)
+                let (mean, drifted, undrifted, predicted) = model(p)
+                let r = SIMD2(p.geoWorld.x, p.geoWorld.z) - (predicted + t)
                 let normalised = length(r) / p.horizontalSigma
                 let robust = normalised <= huber ? 1 : huber / normalised
                 let (dYaw, dScale) = Self.jacobian(yaw: yaw, scale: exp(logScale), world: undrifted)
@@ -291,12 +300,11 @@ struct GeoAlignmentFit {
                 }
             }
             for h in headings {
-                add([(0, 1), (4, h.pathSince)], remainder(h.yaw - yaw - yawDrift * h.pathSince, 2 * .pi), 1 / (h.sigma * h.sigma))
+                add([(0, 1), (4, h.pathSince)], turnResidual(h), 1 / (h.sigma * h.sigma))
             }
             for v in speeds {
                 let interval = intervalScale(v)
-                add([(1, 1)] + interval.byLog.map { (column($0.knot), $0.derivative) },
-                    log(v.speed / v.worldSpeed) - logScale - log(interval.value), 1 / (v.logSigma * v.logSigma))
+                add([(1, 1)] + interval.byLog.map { (column($0.knot), $0.derivative) }, speedResidual(v, interval), 1 / (v.logSigma * v.logSigma))
             }
             if let prior = scalePrior {
                 add([(1, 1)], log(prior.value) - logScale, 1 / (prior.logSigma * prior.logSigma))
@@ -329,7 +337,7 @@ struct GeoAlignmentFit {
         guard var covariance = normal.inverse else { return nil }
         var cost = 0.0, squares = 0.0, inliers = 0
         for p in positions {
-            let r = SIMD2(p.geoWorld.x, p.geoWorld.z) - (predicted(p) + t), n = length(r) / p.horizontalSigma
+            let r = SIMD2(p.geoWorld.x, p.geoWorld.z) - (model(p).predicted + t), n = length(r) / p.horizontalSigma
             cost += n <= huber ? n * n : 2 * huber * n - huber * huber
             squares += dot(r, r)
             if n <= huber { inliers += 1 }
@@ -342,8 +350,8 @@ struct GeoAlignmentFit {
             let factor = cost / Double(redundancy)
             if factor > 1 { covariance.values = covariance.values.map { $0 * factor } }
         }
-        for h in headings { cost += pow(remainder(h.yaw - yaw - yawDrift * h.pathSince, 2 * .pi) / h.sigma, 2) }
-        for v in speeds { cost += pow((log(v.speed / v.worldSpeed) - logScale - log(intervalScale(v).value)) / v.logSigma, 2) }
+        for h in headings { cost += pow(turnResidual(h) / h.sigma, 2) }
+        for v in speeds { cost += pow(speedResidual(v, intervalScale(v)) / v.logSigma, 2) }
         let result = Result(yaw: remainder(yaw, 2 * .pi), scale: exp(logScale), translation: SIMD3(t.x, 0, t.y),
                             covariance: covariance, inliers: inliers, rms: (squares / Double(positions.count)).squareRoot(),
                             scaleWasHeld: scalePrior != nil)
