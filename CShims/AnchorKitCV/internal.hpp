@@ -68,11 +68,11 @@ TemplateFit align_template(const TemplateModel &model, const cv::Mat &image, cv:
 namespace akcv {
 
 // The buffers a template refinement reuses from marker to marker (one set per thread refining):
-// the template's model, its code, bordered and smoothed pictures, and the smoothed image crop.
+// the template's model, its code, its smoothed picture, and the smoothed image crop.
 struct TemplateScratch {
     TemplateModel model;
     cv::Mat modules;  // a marker's picture at one pixel per module
-    cv::Mat code, image, smooth, crop;
+    cv::Mat smooth, crop;
     cv::Mat kept;  // following: the template of the finest stage aligned so far
 };
 
@@ -138,7 +138,8 @@ struct ak_marker_detector {
     std::vector<cv::Vec2d> edge_blur;
     std::vector<float> correlations;  // per marker, of its template refinement (NaN: none)
     akcv::TemplateScratch scratch;
-    // Threads the markers of one image are refined on (their refinements are independent).
+    // Above 1, the markers of one image are refined on OpenCV's threads (their refinements are
+    // independent).
     int refinement_threads = 1;
     uint64_t last_serial = 0;  // image of the results above: a retry with more capacity reuses them
     // Set for DICT_APRILTAG_* when AprilTag 3 finds the candidates instead of cv::aruco (apriltag.cpp).
@@ -150,11 +151,12 @@ struct ak_marker_detector {
 // ---------------------------------------------------------------- marker refinement (marker_refinement.cpp)
 namespace akcv {
 // In place on det.corners (ids in det.ids), on the full-resolution gray image: OpenCV >= 4.7's
-// sub-pixel corners; border lines fitted to sub-pixel edges (also measuring each marker's edge blur
-// into det.edge_blur); the ideal marker aligned (needs refine_edges first).
+// sub-pixel corners (refine_subpix); or (refine_markers) each marker's border lines fitted to
+// sub-pixel edges (also measuring its edge blur into det.edge_blur), then its ideal picture aligned,
+// on det.refinement_threads. refine_markers returns the time spent in each of those two steps,
+// summed over the markers and threads (s): a split of the pass's wall time for the profile.
 void refine_subpix(ak_marker_detector &det, const cv::Mat &gray);
-void refine_edges(ak_marker_detector &det, const cv::Mat &gray);
-void refine_template(ak_marker_detector &det, const cv::Mat &gray);
+cv::Vec2d refine_markers(ak_marker_detector &det, const cv::Mat &gray);
 // Template refinement of one marker from the corners given (TL, TR, BR, BL); false (quad unchanged)
 // when it does not converge within half a module.
 bool refine_template_from(ak_marker_detector &det, const cv::Mat &gray, int id, std::vector<cv::Point2f> &quad);
@@ -411,8 +413,8 @@ HeaderCheck read_image_header(const char *path, ImageHeader &header);
 // a JPEG that is cut short or whose data libjpeg finds corrupt; true for other formats.
 bool image_file_is_whole(const char *path, const ImageHeader &header, char *problem, size_t capacity);
 
-// Images with fewer pixels are searched by AprilTag 3 and their markers refined on one thread
-// whatever the detector's setting: waking workers costs more than the few rows or markers save
+// Images with fewer pixels are searched by AprilTag 3 on one thread whatever the detector's
+// setting: its pool wakes its workers at every stage, which costs more than the few rows save
 // (the crossover measured: Benchmarks/README.md, marker photos).
 constexpr double kSmallestThreadedPixels = 256 * 256;
 

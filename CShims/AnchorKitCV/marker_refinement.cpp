@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <array>
+#include <chrono>
 #include <cmath>
 #include <limits>
 #include <functional>
@@ -31,20 +32,22 @@ cv::Vec2d axis_modules(const std::vector<cv::Point2f> &quad, int modules) {
 }
 
 // Runs body(m, scratch) for every marker m of det.corners: in order on the detector's own buffers,
-// or, with det.refinement_threads > 1 and an image of at least kSmallestThreadedPixels, spread over
-// that many threads, each with buffers of its own. Each marker's refinement reads and writes only
-// its own entries, so the results are the same.
+// or, with det.refinement_threads > 1 and at least two markers, one marker at a time on OpenCV's
+// threads (the calling one included), each marker with buffers of its own. A marker takes 20-200 us, so
+// even a small image's two or three markers gain from a second thread (unlike AprilTag 3's stages;
+// see kSmallestThreadedPixels). Each marker's refinement reads and writes only its own entries, so
+// the results are the same.
 template <class Body>
-void for_each_marker(ak_marker_detector &det, const cv::Mat &gray, Body &&body) {
+void for_each_marker(ak_marker_detector &det, Body &&body) {
     const int count = static_cast<int>(det.corners.size());
-    if (det.refinement_threads <= 1 || count < 2 || static_cast<double>(gray.total()) < kSmallestThreadedPixels) {
+    if (det.refinement_threads <= 1 || count < 2) {
         for (int m = 0; m < count; ++m) body(static_cast<size_t>(m), det.scratch);
         return;
     }
     cv::parallel_for_(cv::Range(0, count), [&](const cv::Range &range) {
         TemplateScratch scratch;
         for (int m = range.start; m < range.end; ++m) body(static_cast<size_t>(m), scratch);
-    }, std::min(det.refinement_threads, count));
+    }, count);
 }
 
 // Corner refinement as OpenCV >= 4.7 does it (aruco_detector.cpp): the cornerSubPix half-window is
@@ -177,15 +180,6 @@ void refine_quad_edges(const cv::Mat &gray, int modules, std::vector<cv::Point2f
 
 }  // namespace
 
-void refine_edges(ak_marker_detector &det, const cv::Mat &gray) {
-    const int modules = det.dict->markerSize + 2 * det.params->markerBorderBits;
-    det.edge_blur.assign(det.corners.size(), cv::Vec2d::all(std::numeric_limits<double>::quiet_NaN()));
-    for_each_marker(det, gray, [&](size_t m, TemplateScratch &) {
-        if (det.corners[m].size() == 4) refine_quad_edges(gray, modules, det.corners[m], det.edge_blur[m]);
-    });
-}
-
-
 namespace {
 
 // Template refinement: once a marker is identified its ideal picture is known, and aligning it to
@@ -252,10 +246,17 @@ void draw_code_template(const cv::Mat &code, TemplateScratch &scratch, const std
         const double in_template = b * ppm / across[a];
         sigma[a] = std::min(sigma_cap, std::max(kTemplateSigmaMin, std::sqrt(std::max(0.0, in_template * in_template - 1.0 / 12))));
     }
-    // As cv::aruco::drawMarker draws a marker: its bits scaled up by nearest neighbour.
-    cv::resize(code, scratch.code, cv::Size(side, side), 0, 0, cv::INTER_NEAREST);
-    cv::copyMakeBorder(scratch.code, scratch.image, margin, margin, margin, margin, cv::BORDER_CONSTANT, cv::Scalar(255));
-    scratch.image.convertTo(scratch.smooth, CV_32F);
+    // As cv::aruco::drawMarker draws a marker: each module a block of ppm x ppm pixels (what
+    // cv::resize's INTER_NEAREST gives for a whole factor), in a white margin, straight into the
+    // float image the blur reads.
+    scratch.smooth.create(side + 2 * margin, side + 2 * margin, CV_32F);
+    scratch.smooth.setTo(255);
+    for (int y = 0; y < side; ++y) {
+        const uchar *bits = code.ptr<uchar>(y / ppm);
+        float *row = scratch.smooth.ptr<float>(margin + y) + margin;
+        for (int c = 0; c < modules; ++c)
+            for (int x = 0; x < ppm; ++x) *row++ = bits[c];
+    }
     cv::GaussianBlur(scratch.smooth, scratch.smooth, cv::Size(0, 0), sigma[0], sigma[1], cv::BORDER_REPLICATE);
     placement.side = side, placement.margin = margin;
 }
@@ -383,14 +384,26 @@ constexpr double kFollowSigmaCap = 10;
 
 }  // namespace
 
-void refine_template(ak_marker_detector &det, const cv::Mat &gray) {
+cv::Vec2d refine_markers(ak_marker_detector &det, const cv::Mat &gray) {
+    const int modules = det.dict->markerSize + 2 * det.params->markerBorderBits;
+    det.edge_blur.assign(det.corners.size(), cv::Vec2d::all(std::numeric_limits<double>::quiet_NaN()));
     det.correlations.assign(det.corners.size(), std::numeric_limits<float>::quiet_NaN());
-    for_each_marker(det, gray, [&](size_t m, TemplateScratch &scratch) {
+    std::vector<cv::Vec2d> busy(det.corners.size());
+    for_each_marker(det, [&](size_t m, TemplateScratch &scratch) {
+        if (det.corners[m].size() != 4) return;
+        std::vector<cv::Point2f> &quad = det.corners[m];
+        const auto start = std::chrono::steady_clock::now();
+        refine_quad_edges(gray, modules, quad, det.edge_blur[m]);
+        const auto edged = std::chrono::steady_clock::now();
         TemplatePlacement fit;
-        if (det.corners[m].size() == 4 && m < det.edge_blur.size() &&
-            refine_quad_template(det, scratch, gray, det.ids[m], det.corners[m], det.edge_blur[m], &fit) && det.template_correlation)
+        if (refine_quad_template(det, scratch, gray, det.ids[m], quad, det.edge_blur[m], &fit) && det.template_correlation)
             det.correlations[m] = static_cast<float>(template_correlation(scratch.smooth, gray, fit, kDetectionCorrelationStride));
+        busy[m] = cv::Vec2d(std::chrono::duration<double>(edged - start).count(),
+                            std::chrono::duration<double>(std::chrono::steady_clock::now() - edged).count());
     });
+    cv::Vec2d total(0, 0);
+    for (const cv::Vec2d &b : busy) total += b;
+    return total;
 }
 
 // refine_template_from, also giving where the template was aligned.

@@ -270,12 +270,17 @@ void run_detection(ak_marker_detector &det, const ak_image &image, const cv::Rec
         refine_subpix(det, *gray);
     }
     if (det.template_refinement) {
+        // Both steps run in one pass, marker by marker: its wall time is shared between them in
+        // proportion to the time each took.
+        double wall = 0;
+        cv::Vec2d busy;
         {
-            const akcv::StageTimer timer(det.profile.edges);
-            refine_edges(det, *gray);
+            const akcv::StageTimer timer(wall);
+            busy = refine_markers(det, *gray);
         }
-        const akcv::StageTimer timer(det.profile.template_alignment);
-        refine_template(det, *gray);
+        const double edges = busy[0] + busy[1] > 0 ? wall * busy[0] / (busy[0] + busy[1]) : 0;
+        det.profile.edges += edges;
+        det.profile.template_alignment += wall - edges;
     }
 }
 
