@@ -214,3 +214,44 @@ struct TargetPlacementTests {
         #expect(try placement.adjusted(newcomer, initial: initial, placed: { _ in nil }) == nil)
     }
 }
+
+/// A camera located on a target, levelled by the gravity measured with its frame
+/// (`GravityAlignment.levelled`, issue 29): the pose's covariance decides how far.
+@Suite("Gravity levelling")
+struct GravityLevellingTests {
+    /// The true camera of `TargetLocatorTests`, and the same camera orbited 3° about the world's
+    /// x axis around target 2's centre (1.2 m up the wall): a tilt a blurred frame's corners
+    /// barely tell from the truth. Gravity is measured by the true camera.
+    @Test func aLooselyFixedTiltFollowsGravity() throws {
+        let camera = TargetLocatorTests.camera, truth = TargetLocatorTests.worldFromCamera
+        let centre = SIMD3<Double>(0, 1.2, 0)
+        let orbit = Matrix3.rotation(angle: 3 * Double.pi / 180, axis: SIMD3(1, 0, 0))
+        let tilted = Transform(rotation: orbit * truth.rotation, translation: centre + orbit * (truth.translation - centre))
+        let gravity = truth.rotation.transposed * SIMD3(0, -9.81, 0)
+        let corners = TargetConvention.corners(width: 0.2, height: 0.2).map { TargetLocatorTests.targets[2].1.apply(to: $0) }
+        func levelled(pixelSigma: Double, seeing points: [SIMD3<Double>]) throws -> Transform {
+            let covariance = try #require(PoseUncertainty.worldCovariance(of: tilted, worldPoints: points, camera: camera,
+                                                                          pixelSigma: pixelSigma))
+            return try #require(GravityAlignment.levelled(tilted, covariance: covariance, gravity: gravity,
+                                                         gravitySigma: 1 * Double.pi / 180))
+        }
+        func tilt(_ pose: Transform) -> Double { (truth.rotation.transposed * pose.rotation).rotationAngle * 180 / Double.pi }
+        func offset(_ pose: Transform) -> Double { length(pose.translation - truth.translation) }
+        // One 52 px target's blurred corners (3 px) fix its tilt to about 2°, gravity to 1°: four
+        // fifths of the way to the truth, the centre with the tilt.
+        let blurred = try levelled(pixelSigma: 3, seeing: corners)
+        // Three targets spread over a metre, sharp corners (0.05 px): they fix the tilt far
+        // better than gravity does, and keep it.
+        let all = TargetLocatorTests.targets.flatMap { _, pose in TargetConvention.corners(width: 0.2, height: 0.2).map { pose.apply(to: $0) } }
+        let sharp = try levelled(pixelSigma: 0.05, seeing: all)
+        print("levelled: tilt \(tilt(tilted))° -> \(tilt(blurred))° (one target, 3 px), \(tilt(sharp))° (three, 0.05 px);",
+              "centre \(offset(tilted) * 100) -> \(offset(blurred) * 100) cm")
+        #expect(tilt(blurred) < 0.25 * tilt(tilted))
+        #expect(offset(blurred) < 0.25 * offset(tilted))
+        #expect(tilt(sharp) > 2.5)
+        // Gravity that agrees moves nothing.
+        let covariance = try #require(PoseUncertainty.worldCovariance(of: truth, worldPoints: corners, camera: camera, pixelSigma: 3))
+        let unchanged = try #require(GravityAlignment.levelled(truth, covariance: covariance, gravity: gravity, gravitySigma: 0.01))
+        #expect(tilt(unchanged) < 1e-9 && offset(unchanged) < 1e-12)
+    }
+}

@@ -19,15 +19,26 @@ package enum PoseUncertainty {
     /// do not fix the pose.
     public static func positionSigma(of worldFromCamera: Transform, worldPoints: [SIMD3<Double>], camera: CameraIntrinsics,
                                      pixelSigma: Double) -> Double? {
-        // Perturbed in the world frame: rotation exp(δθ)·R about the centre, centre c + δc.
-        guard let c = covariance(points: worldPoints, camera: camera, pixelSigma: pixelSigma, perturbed: { k, d in
-            let moved = k < 3 ? Transform(rotation: Matrix3.exp(d) * worldFromCamera.rotation, translation: worldFromCamera.translation)
-                              : Transform(rotation: worldFromCamera.rotation, translation: worldFromCamera.translation + d)
-            return moved.inverse
-        }) else { return nil }
+        guard let c = worldCovariance(of: worldFromCamera, worldPoints: worldPoints, camera: camera, pixelSigma: pixelSigma) else {
+            return nil
+        }
         let position = (3..<6).map { r in (3..<6).map { c[r, $0] } }
         guard let largest = SymmetricEigen(position).values.last, largest.isFinite else { return nil }
         return max(0, largest).squareRoot()
+    }
+
+    /// The 6x6 covariance of a camera at `worldFromCamera` (ARKit conventions) that sees
+    /// `worldPoints` at pixels measured with isotropic noise `pixelSigma` (px), in the world
+    /// frame: `[δθ, δc]`, the rotation perturbed as `exp(δθ) R` about the camera's centre
+    /// (radians), the centre as `c + δc` (metres). Nil when a point is behind the camera or the
+    /// points do not fix the pose.
+    public static func worldCovariance(of worldFromCamera: Transform, worldPoints: [SIMD3<Double>], camera: CameraIntrinsics,
+                                       pixelSigma: Double) -> DenseMatrix? {
+        covariance(points: worldPoints, camera: camera, pixelSigma: pixelSigma, perturbed: { k, d in
+            let moved = k < 3 ? Transform(rotation: Matrix3.exp(d) * worldFromCamera.rotation, translation: worldFromCamera.translation)
+                              : Transform(rotation: worldFromCamera.rotation, translation: worldFromCamera.translation + d)
+            return moved.inverse
+        })
     }
 
     /// `σ² (JᵀJ)⁻¹`, J the Jacobian of the projected `points` with respect to the six

@@ -427,10 +427,12 @@ public final class Session {
             let upright = configuration.gravity?[frame.index].map { GravityAlignment.worldFromCamera(gravity: $0) }
             let camera = turned ?? Transform(rotation: upright.map { headingTurn(of: $0, at: frame.time) * $0 } ?? .identity,
                                              translation: .zero)
-            if targetWorld.found(on: observations, worldFromCamera: camera, fusion: &fusion) { alignment = nil }
+            let isUpright = turned == nil ? upright != nil : world.originFrame.flatMap { configuration.gravity?[$0] } != nil
+            if targetWorld.found(on: observations, worldFromCamera: camera, isUpright: isUpright, fusion: &fusion) { alignment = nil }
         }
         guard targetWorld.isFounded else { return odometryCamera(location, at: frame.time, intrinsics: intrinsics) }
-        return try targetWorld.camera(of: frame.index, at: frame.time, observations: observations, odometry: location, alignment: &alignment,
+        return try targetWorld.camera(of: frame.index, at: frame.time, observations: observations,
+                                      gravity: configuration.gravity?[frame.index], odometry: location, alignment: &alignment,
                                       fusion: fusion, intrinsics: intrinsics)
     }
 

@@ -26,4 +26,30 @@ package enum GravityAlignment {
     public static func worldFromCamera(gravity: SIMD3<Double>) -> Matrix3 {
         worldFromCamera(up: -gravity)
     }
+
+    /// `worldFromCamera` (ARKit conventions, in a world whose +y is up) moved toward agreeing with
+    /// `gravity` measured in the camera (m/s², pointing down) with `gravitySigma` (radians, one
+    /// standard deviation of its direction): a Kalman update of the pose, whose covariance is
+    /// `covariance` (``PoseUncertainty/worldCovariance(of:worldPoints:camera:pixelSigma:)``), by
+    /// the camera's measured up. A pose from a target tilts it where its corners fix the tilt
+    /// loosely (a blurred frame) and barely moves it where they fix it well; the centre moves with
+    /// the tilt as far as the two are correlated (a camera orbiting the target it sees). Nil when
+    /// the update cannot be solved.
+    package static func levelled(_ worldFromCamera: Transform, covariance: DenseMatrix, gravity: SIMD3<Double>,
+                                 gravitySigma: Double) -> Transform? {
+        guard covariance.rows == 6, covariance.columns == 6, length(gravity) > 0 else { return nil }
+        let up = worldFromCamera.rotation * normalize(-gravity)  // where the pose puts the measured up
+        // The measured up turned by δθ is up + δθ × up = up - [up]× δθ: H = [-[up]×, 0].
+        let skew = Matrix3(rows: SIMD3(0, -up.z, up.y), SIMD3(up.z, 0, -up.x), SIMD3(-up.y, up.x, 0))
+        var h = DenseMatrix(rows: 3, columns: 6)
+        for r in 0..<3 { for c in 0..<3 { h[r, c] = -skew.rowMajor[3 * r + c] } }
+        let innovation = DenseMatrix(vector: [0 - up.x, 1 - up.y, 0 - up.z])
+        let s = h * covariance * h.transposed + DenseMatrix.identity(3, scale: gravitySigma * gravitySigma)
+        guard let sInverse = s.inverse else { return nil }
+        let step = covariance * h.transposed * sInverse * innovation
+        guard step.values.allSatisfy(\.isFinite) else { return nil }
+        let turn = SIMD3(step.values[0], step.values[1], step.values[2]), shift = SIMD3(step.values[3], step.values[4], step.values[5])
+        return Transform(rotation: (Matrix3.exp(turn) * worldFromCamera.rotation).orthonormalized,
+                         translation: worldFromCamera.translation + shift)
+    }
 }

@@ -96,16 +96,42 @@ struct TargetLocator {
 
     /// One standard deviation of the centre of a camera at `worldFromCamera` located on the
     /// placed targets among `observations` (those whose corners it explains within
-    /// ``agreementPixels``), metres: their corners' noise (the larger of what their trackers
-    /// state, ``defaultCornerSigma`` where they state none, and the pose's RMS error on them)
+    /// ``agreementPixels``), metres: their corners' noise (``sighting(of:observations:fusion:)``)
     /// through the projection, and the placement uncertainty of the best placed of them (0 for
     /// the target that founded the world), added in quadrature. Nil when none agrees.
     func positionSigma(of worldFromCamera: Transform, observations: [TargetObservation], fusion: AnchorFusion) -> Double? {
+        guard let seen = sighting(of: worldFromCamera, observations: observations, fusion: fusion),
+              let sigma = PoseUncertainty.positionSigma(of: worldFromCamera, worldPoints: seen.points, camera: camera,
+                                                        pixelSigma: seen.pixelSigma) else { return nil }
+        return (sigma * sigma + seen.placement * seen.placement).squareRoot()
+    }
+
+    /// `worldFromCamera`, located on the placed targets among `observations`, moved toward
+    /// agreeing with `gravity` measured in the camera (m/s², pointing down; the world's +y is up)
+    /// as far as their corners' noise and the gravity's (`gravitySigma`, radians) weigh
+    /// (``GravityAlignment/levelled(_:covariance:gravity:gravitySigma:)``); unchanged when no
+    /// target agrees with it.
+    func levelled(_ worldFromCamera: Transform, gravity: SIMD3<Double>, gravitySigma: Double, observations: [TargetObservation],
+                  fusion: AnchorFusion) -> Transform {
+        guard let seen = sighting(of: worldFromCamera, observations: observations, fusion: fusion, agreement: .infinity),
+              let covariance = PoseUncertainty.worldCovariance(of: worldFromCamera, worldPoints: seen.points, camera: camera,
+                                                              pixelSigma: seen.pixelSigma) else { return worldFromCamera }
+        return GravityAlignment.levelled(worldFromCamera, covariance: covariance, gravity: gravity, gravitySigma: gravitySigma)
+            ?? worldFromCamera
+    }
+
+    /// The corners (world) of the placed targets among `observations` that a camera at
+    /// `worldFromCamera` explains within ``agreementPixels``, their noise (the larger of what their
+    /// trackers state, ``defaultCornerSigma`` where they state none, and the pose's RMS error on
+    /// them; px), and the placement uncertainty of the best placed of them (metres). Nil when
+    /// none agrees or a corner is behind the camera.
+    private func sighting(of worldFromCamera: Transform, observations: [TargetObservation], fusion: AnchorFusion,
+                          agreement: Double = agreementPixels) -> (points: [SIMD3<Double>], pixelSigma: Double, placement: Double)? {
         var points: [SIMD3<Double>] = [], squares = 0.0, stated = 0.0, placement = Double.infinity, used = 0
         for target in Self.placedTargets(observations, placed: fusion.placed) {
             guard let sigma = fusion.placementSigma(of: target.observation.identifier) else { continue }
             guard let (sum, count) = squaredErrors(worldFromCamera, [target]) else { return nil }
-            guard (sum / Double(count)).squareRoot() <= Self.agreementPixels else { continue }
+            guard (sum / Double(count)).squareRoot() <= agreement else { continue }
             points += target.corners
             squares += sum
             stated += target.observation.cornerSigma ?? Self.defaultCornerSigma
@@ -113,10 +139,7 @@ struct TargetLocator {
             used += 1
         }
         guard used > 0 else { return nil }
-        let pixelSigma = max(stated / Double(used), (squares / Double(points.count)).squareRoot())
-        guard let seen = PoseUncertainty.positionSigma(of: worldFromCamera, worldPoints: points, camera: camera,
-                                                       pixelSigma: pixelSigma) else { return nil }
-        return (seen * seen + placement * placement).squareRoot()
+        return (points, max(stated / Double(used), (squares / Double(points.count)).squareRoot()), placement)
     }
 
     /// Corner noise of a target whose tracker states none, pixels (one standard deviation).

@@ -15,9 +15,17 @@ struct TargetWorld {
     /// Least summed apparent size of the placed targets in view (``TargetLocator/support(of:placed:)``,
     /// pixels) for them rather than odometry to give the camera when both can.
     static let decisiveTargetPixels = 200.0
+    /// One standard deviation of the direction of the gravity given with a frame, radians: a
+    /// phone's gravity (accelerometer and gyroscope fused) is good to about a degree while it
+    /// shakes. A camera located on targets is levelled by it
+    /// (``TargetLocator/levelled(_:gravity:gravitySigma:observations:fusion:)``).
+    static let gravitySigma = 1.0 * Double.pi / 180
 
     /// True once a target founded the world.
     private(set) var isFounded = false
+    /// True when the founded world's +y is against gravity (gravity was known where its axes were
+    /// fixed): the gravity given with a frame then levels the camera.
+    private var isUpright = false
     private let locator: TargetLocator
     private var motion = ConstantVelocity()
     private var accuracy = PositionAccuracy()
@@ -40,14 +48,17 @@ struct TargetWorld {
     }
 
     /// Founds the world on the best target among `observations`, if one is worth it, with this
-    /// frame's camera at `worldFromCamera`: the target is placed in `fusion` at once, and placed
-    /// targets stay placed (the camera comes from them: a view that disagrees with one is the
-    /// camera's error more than the target's move). True when the world was founded now.
-    mutating func found(on observations: [TargetObservation], worldFromCamera: Transform, fusion: inout AnchorFusion) -> Bool {
+    /// frame's camera at `worldFromCamera` (`isUpright`: the world's +y is against gravity): the
+    /// target is placed in `fusion` at once, and placed targets stay placed (the camera comes from
+    /// them: a view that disagrees with one is the camera's error more than the target's move).
+    /// True when the world was founded now.
+    mutating func found(on observations: [TargetObservation], worldFromCamera: Transform, isUpright: Bool,
+                        fusion: inout AnchorFusion) -> Bool {
         guard !isFounded, let founder = TargetLocator.founder(among: observations, minimumPixels: Self.founderPixels) else { return false }
         fusion.found(founder.identifier, at: worldFromCamera * founder.cameraFromAnchor)
         fusion.unlockAfter = .max
         isFounded = true
+        self.isUpright = isUpright
         return true
     }
 
@@ -57,9 +68,14 @@ struct TargetWorld {
     /// from odometry in any state once joined, else carried by the motion for a few frames
     /// (`limited(insufficientFeatures)`, or the odometry's `lowLight` / `excessiveMotion`), else
     /// `limited(relocalizing)`. Each states its position accuracy (``PositionAccuracy``).
-    mutating func camera(of frame: Int, at time: Double, observations: [TargetObservation], odometry location: CameraLocation,
-                         alignment: inout Transform?, fusion: AnchorFusion, intrinsics: CameraIntrinsics) throws -> CameraState {
-        let fromTargets = try locator.locate(observations, placed: fusion.placed, previous: motion.pose(at: frame - 1))
+    mutating func camera(of frame: Int, at time: Double, observations: [TargetObservation], gravity: SIMD3<Double>?,
+                         odometry location: CameraLocation, alignment: inout Transform?, fusion: AnchorFusion,
+                         intrinsics: CameraIntrinsics) throws -> CameraState {
+        var fromTargets = try locator.locate(observations, placed: fusion.placed, previous: motion.pose(at: frame - 1))
+        if let located = fromTargets, let gravity, isUpright {
+            fromTargets = locator.levelled(located, gravity: gravity, gravitySigma: Self.gravitySigma, observations: observations,
+                                           fusion: fusion)
+        }
         if alignment == nil, let pose = location.worldFromCamera, location.trackingState == .normal, location.scale == .metric,
            let fromTargets {
             alignment = fromTargets * pose.inverse
