@@ -34,11 +34,24 @@ package enum PoseUncertainty {
     /// points do not fix the pose.
     public static func worldCovariance(of worldFromCamera: Transform, worldPoints: [SIMD3<Double>], camera: CameraIntrinsics,
                                        pixelSigma: Double) -> DenseMatrix? {
-        covariance(points: worldPoints, camera: camera, pixelSigma: pixelSigma, perturbed: { k, d in
+        covariance(points: worldPoints, camera: camera, pixelSigma: pixelSigma, perturbed: worldPerturbation(worldFromCamera))
+    }
+
+    /// ``worldCovariance(of:worldPoints:camera:pixelSigma:)`` for pixels each measured with its
+    /// own 2x2 covariance (px²): `(Jᵀ W J)⁻¹`, W the inverses of `pixelCovariances`.
+    package static func worldCovariance(of worldFromCamera: Transform, worldPoints: [SIMD3<Double>], camera: CameraIntrinsics,
+                                        pixelCovariances: [Matrix2]) -> DenseMatrix? {
+        covariance(points: worldPoints, camera: camera, pixelCovariances: pixelCovariances, perturbed: worldPerturbation(worldFromCamera))
+    }
+
+    /// `camera_from_world` of a camera at `worldFromCamera` perturbed in the world frame: k < 3
+    /// the rotation as `exp(d) R` about the centre, else the centre by `d`.
+    private static func worldPerturbation(_ worldFromCamera: Transform) -> (Int, SIMD3<Double>) -> Transform {
+        { k, d in
             let moved = k < 3 ? Transform(rotation: Matrix3.exp(d) * worldFromCamera.rotation, translation: worldFromCamera.translation)
                               : Transform(rotation: worldFromCamera.rotation, translation: worldFromCamera.translation + d)
             return moved.inverse
-        })
+        }
     }
 
     /// `σ² (JᵀJ)⁻¹`, J the Jacobian of the projected `points` with respect to the six
@@ -46,6 +59,33 @@ package enum PoseUncertainty {
     /// translation, `d` the k-th axis times a step).
     private static func covariance(points: [SIMD3<Double>], camera: CameraIntrinsics, pixelSigma: Double,
                                    perturbed: (Int, SIMD3<Double>) -> Transform) -> DenseMatrix? {
+        guard let j = jacobian(points: points, camera: camera, perturbed: perturbed), var c = (j.transposed * j).inverse else { return nil }
+        c.values = c.values.map { $0 * pixelSigma * pixelSigma }
+        return c
+    }
+
+    /// `(Jᵀ W J)⁻¹`, W the inverses of the points' pixel covariances.
+    private static func covariance(points: [SIMD3<Double>], camera: CameraIntrinsics, pixelCovariances: [Matrix2],
+                                   perturbed: (Int, SIMD3<Double>) -> Transform) -> DenseMatrix? {
+        guard pixelCovariances.count == points.count, let j = jacobian(points: points, camera: camera, perturbed: perturbed) else {
+            return nil
+        }
+        var weighted = j
+        for (i, noise) in pixelCovariances.enumerated() {
+            guard let w = noise.inverse else { return nil }
+            for k in 0..<6 {
+                weighted[2 * i, k] = w.a * j[2 * i, k] + w.b * j[2 * i + 1, k]
+                weighted[2 * i + 1, k] = w.b * j[2 * i, k] + w.d * j[2 * i + 1, k]
+            }
+        }
+        return (j.transposed * weighted).inverse
+    }
+
+    /// J, the Jacobian of the projected `points` (two rows each: x, y) with respect to the six
+    /// perturbations `perturbed(k, d)` gives, by forward differences; nil when a point is behind
+    /// the camera.
+    private static func jacobian(points: [SIMD3<Double>], camera: CameraIntrinsics,
+                                 perturbed: (Int, SIMD3<Double>) -> Transform) -> DenseMatrix? {
         let h = 1e-6
         func project(_ t: Transform) -> [Double]? {
             var out: [Double] = []
@@ -63,8 +103,26 @@ package enum PoseUncertainty {
             guard let p = project(perturbed(k, d)) else { return nil }
             for r in 0..<base.count { j[r, k] = (p[r] - base[r]) / h }
         }
-        guard var c = (j.transposed * j).inverse else { return nil }
-        c.values = c.values.map { $0 * pixelSigma * pixelSigma }
-        return c
+        return j
+    }
+}
+
+/// A symmetric 2x2 matrix `[[a, b], [b, d]]`: a pixel's noise covariance (px²).
+package struct Matrix2: Sendable {
+    package var a, b, d: Double
+    package init(a: Double, b: Double, d: Double) { (self.a, self.b, self.d) = (a, b, d) }
+    /// `v²` on the diagonal.
+    package static func diagonal(_ v: Double) -> Matrix2 { Matrix2(a: v, b: 0, d: v) }
+    /// The covariance of a pixel measured with `alongSigma` along `direction` (any length) and
+    /// `acrossSigma` across it (px; one standard deviation each).
+    package static func elongated(along direction: SIMD2<Double>, alongSigma: Double, acrossSigma: Double) -> Matrix2 {
+        let u = normalize(direction), extra = alongSigma * alongSigma - acrossSigma * acrossSigma
+        return Matrix2(a: acrossSigma * acrossSigma + extra * u.x * u.x, b: extra * u.x * u.y,
+                       d: acrossSigma * acrossSigma + extra * u.y * u.y)
+    }
+    package var inverse: Matrix2? {
+        let det = a * d - b * b
+        guard det > 0, det.isFinite else { return nil }
+        return Matrix2(a: d / det, b: -b / det, d: a / det)
     }
 }

@@ -573,7 +573,9 @@ public final class ImageTracker: AnchorTracker {
         }
         return TargetObservation(identifier: ref.identifier, kind: .image, name: ref.name, cameraFromAnchor: pose,
                                  extent: SIMD2(ref.physicalWidth, ref.physicalHeight), corners: corners,
-                                 cornerSigma: max(parameters.cornerSigma, parameters.blurredCornerShare * length(target.blur)))
+                                 cornerSigma: max(parameters.cornerSigma, parameters.blurredCornerShare * length(target.blur)),
+                                 cornerBlur: length(target.blur) >= parameters.modelledBlur ? target.blur : nil,
+                                 sharpCornerSigma: parameters.cornerSigma)
     }
 
     // MARK: Naive baseline

@@ -15,6 +15,12 @@ public struct TargetObservation: Sendable {
     /// The noise of `corners` as the tracker judges it, pixels (one standard deviation); nil
     /// when it states none.
     public var cornerSigma: Double? = nil
+    /// The motion blur the corners were found through (frame px: its direction and length), when
+    /// the tracker modelled one: along it they are held by `cornerSigma`, across it by the
+    /// tracker's sharp-frame noise `sharpCornerSigma`.
+    public var cornerBlur: SIMD2<Double>? = nil
+    /// The noise of `corners` across `cornerBlur`, pixels (one standard deviation).
+    public var sharpCornerSigma: Double? = nil
     /// Codes: the payload, and the symbology when it is not QR.
     public var payload: CodePayload? = nil
     public var codeFormat: CodeFormat? = nil

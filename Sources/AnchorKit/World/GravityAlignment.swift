@@ -34,9 +34,9 @@ package enum GravityAlignment {
     /// the camera's measured up. A pose from a target tilts it where its corners fix the tilt
     /// loosely (a blurred frame) and barely moves it where they fix it well; the centre moves with
     /// the tilt as far as the two are correlated (a camera orbiting the target it sees). Nil when
-    /// the update cannot be solved.
+    /// the update cannot be solved. Also the pose's covariance after the update.
     package static func levelled(_ worldFromCamera: Transform, covariance: DenseMatrix, gravity: SIMD3<Double>,
-                                 gravitySigma: Double) -> Transform? {
+                                 gravitySigma: Double) -> (pose: Transform, covariance: DenseMatrix)? {
         guard covariance.rows == 6, covariance.columns == 6, length(gravity) > 0 else { return nil }
         let up = worldFromCamera.rotation * normalize(-gravity)  // where the pose puts the measured up
         // The measured up turned by δθ is up + δθ × up = up - [up]× δθ: H = [-[up]×, 0].
@@ -46,10 +46,12 @@ package enum GravityAlignment {
         let innovation = DenseMatrix(vector: [0 - up.x, 1 - up.y, 0 - up.z])
         let s = h * covariance * h.transposed + DenseMatrix.identity(3, scale: gravitySigma * gravitySigma)
         guard let sInverse = s.inverse else { return nil }
-        let step = covariance * h.transposed * sInverse * innovation
+        let gain = covariance * h.transposed * sInverse
+        let step = gain * innovation
         guard step.values.allSatisfy(\.isFinite) else { return nil }
         let turn = SIMD3(step.values[0], step.values[1], step.values[2]), shift = SIMD3(step.values[3], step.values[4], step.values[5])
-        return Transform(rotation: (Matrix3.exp(turn) * worldFromCamera.rotation).orthonormalized,
-                         translation: worldFromCamera.translation + shift)
+        return (Transform(rotation: (Matrix3.exp(turn) * worldFromCamera.rotation).orthonormalized,
+                          translation: worldFromCamera.translation + shift),
+                covariance - gain * h * covariance)
     }
 }

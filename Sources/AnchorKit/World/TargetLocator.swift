@@ -96,7 +96,7 @@ struct TargetLocator {
 
     /// One standard deviation of the centre of a camera at `worldFromCamera` located on the
     /// placed targets among `observations` (those whose corners it explains within
-    /// ``agreementPixels``), metres: their corners' noise (``sighting(of:observations:fusion:)``)
+    /// ``agreementPixels``), metres: their corners' noise (`sighting`)
     /// through the projection, and the placement uncertainty of the best placed of them (0 for
     /// the target that founded the world), added in quadrature. Nil when none agrees.
     func positionSigma(of worldFromCamera: Transform, observations: [TargetObservation], fusion: AnchorFusion) -> Double? {
@@ -106,40 +106,48 @@ struct TargetLocator {
         return (sigma * sigma + seen.placement * seen.placement).squareRoot()
     }
 
-    /// `worldFromCamera`, located on the placed targets among `observations`, moved toward
-    /// agreeing with `gravity` measured in the camera (m/s², pointing down; the world's +y is up)
-    /// as far as their corners' noise and the gravity's (`gravitySigma`, radians) weigh
-    /// (``GravityAlignment/levelled(_:covariance:gravity:gravitySigma:)``); unchanged when no
-    /// target agrees with it.
-    func levelled(_ worldFromCamera: Transform, gravity: SIMD3<Double>, gravitySigma: Double, observations: [TargetObservation],
-                  fusion: AnchorFusion) -> Transform {
+    /// The covariance of a camera at `worldFromCamera` located on the placed targets among
+    /// `observations`, whether or not they agree with it
+    /// (``PoseUncertainty/worldCovariance(of:worldPoints:camera:pixelCovariances:)``: each corner's
+    /// noise as its tracker states it, or the pose's RMS error on its target where larger, held
+    /// loosely along a blur the tracker modelled and as sharply as ever across it), and the centre
+    /// of their corners (world, metres). Nil without a placed target in view.
+    func sightedCovariance(of worldFromCamera: Transform, observations: [TargetObservation],
+                           fusion: AnchorFusion) -> (covariance: DenseMatrix, centre: SIMD3<Double>)? {
         guard let seen = sighting(of: worldFromCamera, observations: observations, fusion: fusion, agreement: .infinity),
               let covariance = PoseUncertainty.worldCovariance(of: worldFromCamera, worldPoints: seen.points, camera: camera,
-                                                              pixelSigma: seen.pixelSigma) else { return worldFromCamera }
-        return GravityAlignment.levelled(worldFromCamera, covariance: covariance, gravity: gravity, gravitySigma: gravitySigma)
-            ?? worldFromCamera
+                                                              pixelCovariances: seen.pixelCovariances) else { return nil }
+        return (covariance, seen.points.reduce(.zero, +) / Double(seen.points.count))
     }
 
     /// The corners (world) of the placed targets among `observations` that a camera at
-    /// `worldFromCamera` explains within ``agreementPixels``, their noise (the larger of what their
+    /// `worldFromCamera` explains within `agreement` px RMS, their noise (the larger of what their
     /// trackers state, ``defaultCornerSigma`` where they state none, and the pose's RMS error on
-    /// them; px), and the placement uncertainty of the best placed of them (metres). Nil when
-    /// none agrees or a corner is behind the camera.
+    /// them; px: pooled over the targets, and as each corner's 2x2 covariance, px²), and the
+    /// placement uncertainty of the best placed of them (metres). Nil when none agrees or a
+    /// corner is behind the camera.
     private func sighting(of worldFromCamera: Transform, observations: [TargetObservation], fusion: AnchorFusion,
-                          agreement: Double = agreementPixels) -> (points: [SIMD3<Double>], pixelSigma: Double, placement: Double)? {
-        var points: [SIMD3<Double>] = [], squares = 0.0, stated = 0.0, placement = Double.infinity, used = 0
+                          agreement: Double = agreementPixels)
+        -> (points: [SIMD3<Double>], pixelSigma: Double, pixelCovariances: [Matrix2], placement: Double)? {
+        var points: [SIMD3<Double>] = [], covariances: [Matrix2] = [], squares = 0.0, stated = 0.0, placement = Double.infinity, used = 0
         for target in Self.placedTargets(observations, placed: fusion.placed) {
             guard let sigma = fusion.placementSigma(of: target.observation.identifier) else { continue }
             guard let (sum, count) = squaredErrors(worldFromCamera, [target]) else { return nil }
-            guard (sum / Double(count)).squareRoot() <= agreement else { continue }
+            let rms = (sum / Double(count)).squareRoot()
+            guard rms <= agreement else { continue }
             points += target.corners
             squares += sum
-            stated += target.observation.cornerSigma ?? Self.defaultCornerSigma
+            let o = target.observation, along = max(o.cornerSigma ?? Self.defaultCornerSigma, rms)
+            // Through a modelled blur the corners are held loosely along it, as sharply as ever across.
+            let noise = o.cornerBlur.map { Matrix2.elongated(along: $0, alongSigma: along, acrossSigma: max(o.sharpCornerSigma ?? along, rms)) }
+                ?? .diagonal(along * along)
+            covariances += Array(repeating: noise, count: target.corners.count)
+            stated += o.cornerSigma ?? Self.defaultCornerSigma
             placement = min(placement, sigma)
             used += 1
         }
         guard used > 0 else { return nil }
-        return (points, max(stated / Double(used), (squares / Double(points.count)).squareRoot()), placement)
+        return (points, max(stated / Double(used), (squares / Double(points.count)).squareRoot()), covariances, placement)
     }
 
     /// Corner noise of a target whose tracker states none, pixels (one standard deviation).

@@ -28,6 +28,7 @@ struct TargetWorld {
     private var isUpright = false
     private let locator: TargetLocator
     private var motion = ConstantVelocity()
+    private var smoother = OrbitSmoother()
     private var accuracy = PositionAccuracy()
     private var placement: TargetPlacement
 
@@ -72,9 +73,15 @@ struct TargetWorld {
                          odometry location: CameraLocation, alignment: inout Transform?, fusion: AnchorFusion,
                          intrinsics: CameraIntrinsics) throws -> CameraState {
         var fromTargets = try locator.locate(observations, placed: fusion.placed, previous: motion.pose(at: frame - 1))
-        if let located = fromTargets, let gravity, isUpright {
-            fromTargets = locator.levelled(located, gravity: gravity, gravitySigma: Self.gravitySigma, observations: observations,
-                                           fusion: fusion)
+        if let located = fromTargets, let sighted = locator.sightedCovariance(of: located, observations: observations, fusion: fusion) {
+            var pose = located, covariance = sighted.covariance
+            if let gravity, isUpright,
+               let levelled = GravityAlignment.levelled(pose, covariance: covariance, gravity: gravity, gravitySigma: Self.gravitySigma) {
+                (pose, covariance) = levelled
+            }
+            fromTargets = smoother.update(pose, covariance: covariance, looking: sighted.centre, frame: frame, time: time)
+        } else {
+            smoother.reset()
         }
         if alignment == nil, let pose = location.worldFromCamera, location.trackingState == .normal, location.scale == .metric,
            let fromTargets {
