@@ -18,7 +18,7 @@ struct TargetWorld {
     /// One standard deviation of the direction of the gravity given with a frame, radians: a
     /// phone's gravity (accelerometer and gyroscope fused) is good to about a degree while it
     /// shakes. A camera located on targets is levelled by it
-    /// (``TargetLocator/levelled(_:gravity:gravitySigma:observations:fusion:)``).
+    /// (``GravityAlignment/levelled(_:covariance:gravity:gravitySigma:)``).
     static let gravitySigma = 1.0 * Double.pi / 180
 
     /// True once a target founded the world.
@@ -68,7 +68,10 @@ struct TargetWorld {
     /// both first see the camera with odometry metric), else from any placed target in view, else
     /// from odometry in any state once joined, else carried by the motion for a few frames
     /// (`limited(insufficientFeatures)`, or the odometry's `lowLight` / `excessiveMotion`), else
-    /// `limited(relocalizing)`. Each states its position accuracy (``PositionAccuracy``).
+    /// `limited(relocalizing)`. Each states its position accuracy (``PositionAccuracy``). A camera
+    /// located on targets is levelled by `gravity` (measured with the frame, m/s² in the camera,
+    /// pointing down) in a world founded upright, and its centre smoothed over frames
+    /// (``OrbitSmoother``).
     mutating func camera(of frame: Int, at time: Double, observations: [TargetObservation], gravity: SIMD3<Double>?,
                          odometry location: CameraLocation, alignment: inout Transform?, fusion: AnchorFusion,
                          intrinsics: CameraIntrinsics) throws -> CameraState {
