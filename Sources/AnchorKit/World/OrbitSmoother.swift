@@ -11,8 +11,6 @@ struct OrbitSmoother {
     /// acceleration): 3 followed images-shake's 3 Hz shake best among 1-10 without lagging the
     /// other world-start sequences (Benchmarks/README.md).
     var acceleration = 3.0
-    /// Frames without a located camera after which the filter starts again.
-    var gap = 2
     /// The speed the filter assumes before it has seen two frames, m/s (one standard deviation).
     var initialSpeed = 1.0
     private var state: [Double] = []                       // [c, v]: centre (m), velocity (m/s)
@@ -32,7 +30,9 @@ struct OrbitSmoother {
         var noise = DenseMatrix(rows: 3, columns: 3)
         for i in 0..<3 { for j in 0..<3 { noise[i, j] = poseCovariance[3 + i, 3 + j] } }
         let measured = pose.translation
-        guard state.count == 6, let last, frame > last.frame, frame - last.frame <= gap, time > last.time else {
+        // The filter starts again unless this frame follows the last one it saw (the world resets it
+        // at every frame without a located camera).
+        guard state.count == 6, let last, frame == last.frame + 1, time > last.time else {
             state = [measured.x, measured.y, measured.z, 0, 0, 0]
             covariance = DenseMatrix(rows: 6, columns: 6)
             for i in 0..<3 {
