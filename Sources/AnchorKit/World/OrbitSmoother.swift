@@ -8,8 +8,8 @@
 /// ``PoseUncertainty/worldCovariance(of:worldPoints:camera:pixelCovariances:)``'s `[δθ, δc]`.
 struct OrbitSmoother {
     /// The camera's acceleration the filter allows, m/s² (one standard deviation of a white-noise
-    /// acceleration): 3 followed images-shake's 3 Hz shake best among 1-10 without lagging the
-    /// other world-start sequences (Benchmarks/README.md).
+    /// acceleration): above the rendered cameras' (about 1 RMS, peaks to 5), where 1 lagged their
+    /// sharpest turns (Benchmarks/README.md, world start, step 4).
     var acceleration = 3.0
     /// The speed the filter assumes before it has seen two frames, m/s (one standard deviation).
     var initialSpeed = 1.0
