@@ -40,7 +40,7 @@ package enum PoseUncertainty {
     /// ``worldCovariance(of:worldPoints:camera:pixelSigma:)`` for pixels each measured with its
     /// own 2x2 covariance (px²): `(Jᵀ W J)⁻¹`, W the inverses of `pixelCovariances`.
     package static func worldCovariance(of worldFromCamera: Transform, worldPoints: [SIMD3<Double>], camera: CameraIntrinsics,
-                                        pixelCovariances: [Matrix2]) -> DenseMatrix? {
+                                        pixelCovariances: [PixelCovariance]) -> DenseMatrix? {
         covariance(points: worldPoints, camera: camera, pixelCovariances: pixelCovariances, perturbed: worldPerturbation(worldFromCamera))
     }
 
@@ -65,7 +65,7 @@ package enum PoseUncertainty {
     }
 
     /// `(Jᵀ W J)⁻¹`, W the inverses of the points' pixel covariances.
-    private static func covariance(points: [SIMD3<Double>], camera: CameraIntrinsics, pixelCovariances: [Matrix2],
+    private static func covariance(points: [SIMD3<Double>], camera: CameraIntrinsics, pixelCovariances: [PixelCovariance],
                                    perturbed: (Int, SIMD3<Double>) -> Transform) -> DenseMatrix? {
         guard pixelCovariances.count == points.count, let j = jacobian(points: points, camera: camera, perturbed: perturbed) else {
             return nil
@@ -107,22 +107,23 @@ package enum PoseUncertainty {
     }
 }
 
-/// A symmetric 2x2 matrix `[[a, b], [b, d]]`: a pixel's noise covariance (px²).
-package struct Matrix2: Sendable {
+/// A pixel's noise covariance, the symmetric 2x2 matrix `[[a, b], [b, d]]` (px², image x right
+/// and y down).
+package struct PixelCovariance: Sendable {
     package var a, b, d: Double
     package init(a: Double, b: Double, d: Double) { (self.a, self.b, self.d) = (a, b, d) }
-    /// `v²` on the diagonal.
-    package static func diagonal(_ v: Double) -> Matrix2 { Matrix2(a: v, b: 0, d: v) }
+    /// The same `variance` (px²) in every direction.
+    package static func diagonal(_ variance: Double) -> PixelCovariance { PixelCovariance(a: variance, b: 0, d: variance) }
     /// The covariance of a pixel measured with `alongSigma` along `direction` (any length) and
     /// `acrossSigma` across it (px; one standard deviation each).
-    package static func elongated(along direction: SIMD2<Double>, alongSigma: Double, acrossSigma: Double) -> Matrix2 {
+    package static func elongated(along direction: SIMD2<Double>, alongSigma: Double, acrossSigma: Double) -> PixelCovariance {
         let u = normalize(direction), extra = alongSigma * alongSigma - acrossSigma * acrossSigma
-        return Matrix2(a: acrossSigma * acrossSigma + extra * u.x * u.x, b: extra * u.x * u.y,
+        return PixelCovariance(a: acrossSigma * acrossSigma + extra * u.x * u.x, b: extra * u.x * u.y,
                        d: acrossSigma * acrossSigma + extra * u.y * u.y)
     }
-    package var inverse: Matrix2? {
+    package var inverse: PixelCovariance? {
         let det = a * d - b * b
         guard det > 0, det.isFinite else { return nil }
-        return Matrix2(a: d / det, b: -b / det, d: a / det)
+        return PixelCovariance(a: d / det, b: -b / det, d: a / det)
     }
 }

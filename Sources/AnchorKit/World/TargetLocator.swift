@@ -128,8 +128,8 @@ struct TargetLocator {
     /// corner is behind the camera.
     private func sighting(of worldFromCamera: Transform, observations: [TargetObservation], fusion: AnchorFusion,
                           agreement: Double = agreementPixels)
-        -> (points: [SIMD3<Double>], pixelSigma: Double, pixelCovariances: [Matrix2], placement: Double)? {
-        var points: [SIMD3<Double>] = [], covariances: [Matrix2] = [], squares = 0.0, stated = 0.0, placement = Double.infinity, used = 0
+        -> (points: [SIMD3<Double>], pixelSigma: Double, pixelCovariances: [PixelCovariance], placement: Double)? {
+        var points: [SIMD3<Double>] = [], covariances: [PixelCovariance] = [], squares = 0.0, stated = 0.0, placement = Double.infinity, used = 0
         for target in Self.placedTargets(observations, placed: fusion.placed) {
             guard let sigma = fusion.placementSigma(of: target.observation.identifier) else { continue }
             guard let (sum, count) = squaredErrors(worldFromCamera, [target]) else { return nil }
@@ -139,7 +139,7 @@ struct TargetLocator {
             squares += sum
             let o = target.observation, along = max(o.cornerSigma ?? Self.defaultCornerSigma, rms)
             // Through a modelled blur the corners are held loosely along it, as sharply as ever across.
-            let noise = o.cornerBlur.map { Matrix2.elongated(along: $0, alongSigma: along, acrossSigma: max(o.sharpCornerSigma ?? along, rms)) }
+            let noise = o.cornerBlur.map { PixelCovariance.elongated(along: $0, alongSigma: along, acrossSigma: max(o.sharpCornerSigma ?? along, rms)) }
                 ?? .diagonal(along * along)
             covariances += Array(repeating: noise, count: target.corners.count)
             stated += o.cornerSigma ?? Self.defaultCornerSigma
