@@ -427,7 +427,7 @@ public final class Session {
             let upright = configuration.gravity?[frame.index].map { GravityAlignment.worldFromCamera(gravity: $0) }
             let camera = turned ?? Transform(rotation: upright.map { headingTurn(of: $0, at: frame.time) * $0 } ?? .identity,
                                              translation: .zero)
-            let isUpright = turned == nil ? upright != nil : world.originFrame.flatMap { configuration.gravity?[$0] } != nil
+            let isUpright = turned == nil ? upright != nil : originGravity != nil
             if targetWorld.found(on: observations, worldFromCamera: camera, isUpright: isUpright, fusion: &fusion) { alignment = nil }
         }
         guard targetWorld.isFounded else { return odometryCamera(location, at: frame.time, intrinsics: intrinsics) }
@@ -454,11 +454,14 @@ public final class Session {
     /// The frame odometry's world is the camera of (nil before it has one, and without odometry).
     var originFrame: Int? { world?.originFrame }
 
+    /// The gravity given with odometry's origin frame (m/s² in that camera), if any.
+    private var originGravity: SIMD3<Double>? { originFrame.flatMap { configuration.gravity?[$0] } }
+
     /// Odometry's world is the camera of its origin frame; that frame's gravity turns it upright
     /// (and the compass about up, with `.gravityAndHeading`).
     private func odometryAlignment() -> Transform {
-        guard let upright = world?.originFrame.flatMap({ configuration.gravity?[$0] }).map(GravityAlignment.worldFromCamera(gravity:)) else {
-            if configuration.worldAlignment == .gravityAndHeading, world?.originFrame != nil { isMissingWorldHeading = true }
+        guard let upright = originGravity.map(GravityAlignment.worldFromCamera(gravity:)) else {
+            if configuration.worldAlignment == .gravityAndHeading, originFrame != nil { isMissingWorldHeading = true }
             return .identity
         }
         return Transform(rotation: headingTurn(of: upright, at: originTime) * upright, translation: .zero)

@@ -40,9 +40,9 @@ package enum GravityAlignment {
         guard covariance.rows == 6, covariance.columns == 6, length(gravity) > 0 else { return nil }
         let up = worldFromCamera.rotation * normalize(-gravity)  // where the pose puts the measured up
         // The measured up turned by δθ is up + δθ × up = up - [up]× δθ: H = [-[up]×, 0].
-        let skew = Matrix3(rows: SIMD3(0, -up.z, up.y), SIMD3(up.z, 0, -up.x), SIMD3(-up.y, up.x, 0))
-        var h = DenseMatrix(rows: 3, columns: 6)
-        for r in 0..<3 { for c in 0..<3 { h[r, c] = -skew.rowMajor[3 * r + c] } }
+        let h = DenseMatrix(rows: 3, columns: 6, values: [0, up.z, -up.y, 0, 0, 0,
+                                                          -up.z, 0, up.x, 0, 0, 0,
+                                                          up.y, -up.x, 0, 0, 0, 0])
         let innovation = DenseMatrix(vector: [0 - up.x, 1 - up.y, 0 - up.z])
         let s = h * covariance * h.transposed + DenseMatrix.identity(3, scale: gravitySigma * gravitySigma)
         guard let sInverse = s.inverse else { return nil }
