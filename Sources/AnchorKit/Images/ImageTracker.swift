@@ -21,7 +21,8 @@ import Foundation
 ///   target's motion over one exposure; blurs the alignment implies (the speed changed, the
 ///   exposure is shorter) are tried too and the best fitting one kept, provided the target's
 ///   outline keeps its shape. The exposure's share of the frame interval is learnt from the
-///   blurs that fit.
+///   blurs that fit. A target found in the last frame, with no velocity yet, is aligned at the
+///   blur of the flow's motion where it does not align as if sharp.
 /// - Pose: IPPE on the refined corners (then least-squares reprojection), blended over time by
 ///   a `PlanarPoseTrack`.
 public final class ImageTracker: AnchorTracker {
@@ -213,10 +214,12 @@ public final class ImageTracker: AnchorTracker {
         // Alignment starts from the flow's homography, or from the last frame's when the flow is
         // misled (points on an occluder that moves across the target can outvote the rest).
         var starts: [Matrix3] = []
+        var flowed: Matrix3?                // previous frame px -> frame px
         if src.count >= parameters.minimumInliers,
            let estimate = try Homography.estimate(from: src, to: dst, method: parameters.robustMethod, threshold: 2),
            estimate.inlierCount >= parameters.minimumInliers {
             starts.append(estimate.matrix)
+            flowed = target.homography.inverse.map { estimate.matrix * $0 }
         }
         // The motion at constant velocity is a start too (the flow fails on a blurred frame), and
         // sets the motion blur the reference is given to match the frame.
@@ -228,11 +231,28 @@ public final class ImageTracker: AnchorTracker {
         defer { profile.add(.imageAlignment, since: aligning) }
         var best: BlurredAlignment?
         let explores = frame % parameters.exposureSearchInterval == 0
+        var assumed = blur
         for start in starts {
-            guard let aligned = try align(start, following: target, gray: gray, blur: blur, exploring: explores),
+            guard let aligned = try align(start, following: target, gray: gray, blur: assumed, exploring: explores),
                   aligned.correlation >= parameters.minimumCorrelation else { continue }
             if aligned.correlation > best?.correlation ?? -1 { best = aligned }
-            if aligned.correlation >= parameters.confidentCorrelation { break }
+            if aligned.correlation >= parameters.confidentCorrelation {
+                if aligned.isFirstHeld { break }
+                // Reached only by re-blurring from a first fit that failed, it may have slid
+                // along the blur (where a blurred reference still correlates): the other starts
+                // are tried too, at the blur it found.
+                assumed = aligned.blur
+            }
+        }
+        // A target found in the last frame has no velocity yet: where it does not align as if
+        // sharp, it is aligned at the blur of the flow's motion, from the flow's shift of its
+        // centre (on a blurred frame the flow's homography can be skewed, and alignment along a
+        // long blur does not undo it).
+        if best == nil, target.motion == nil, let flowed,
+           case let shift = motionOfCentre(of: target, moving: flowed), length(shift * exposureShare) >= parameters.modelledBlur {
+            let start = Matrix3(rows: SIMD3(1, 0, shift.x), SIMD3(0, 1, shift.y), SIMD3(0, 0, 1)) * target.homography
+            best = try align(start, following: target, gray: gray, blur: shift * exposureShare, exploring: true)
+                .flatMap { $0.correlation >= parameters.minimumCorrelation ? $0 : nil }
         }
         if let best, length(blur) >= parameters.modelledBlur, let back = target.homography.inverse,
            case let motion = length(motionOfCentre(of: target, moving: best.matrix * back)), motion > parameters.modelledBlur {
@@ -254,8 +274,10 @@ public final class ImageTracker: AnchorTracker {
         return true
     }
 
-    /// An alignment and the motion blur (frame px) the reference was given for it.
-    private typealias BlurredAlignment = (matrix: Matrix3, correlation: Double, blur: SIMD2<Double>)
+    /// An alignment and the motion blur (frame px) the reference was given for it;
+    /// `isFirstHeld`: the first alignment from its start, at the blur assumed, kept the target's
+    /// shape at a correlation the tracker keeps.
+    private typealias BlurredAlignment = (matrix: Matrix3, correlation: Double, blur: SIMD2<Double>, isFirstHeld: Bool)
 
     /// Aligns the reference of `target` from `start`, blurred by `blur` (frame px) when that is
     /// long enough to matter; then tries other blurs from the result and keeps the best fitting
@@ -267,7 +289,8 @@ public final class ImageTracker: AnchorTracker {
                        exploring: Bool) throws -> BlurredAlignment? {
         guard let first = try align(start, reference: target.reference, gray: gray, iterations: iterations(blur), sparse: true,
                                     blur: blur) else { return nil }
-        var aligned: BlurredAlignment = (first.matrix, first.correlation, blur)
+        let isFirstHeld = first.correlation >= parameters.minimumCorrelation && keepsShape(first.matrix, of: target)
+        var aligned: BlurredAlignment = (first.matrix, first.correlation, blur, isFirstHeld)
         guard let back = target.homography.inverse else { return aligned }
         let moved = motionOfCentre(of: target, moving: first.matrix * back)
         let implied = moved * exposureShare
@@ -291,7 +314,7 @@ public final class ImageTracker: AnchorTracker {
             if let again = try align(first.matrix, reference: target.reference, gray: gray, iterations: iterations(other),
                                      sparse: true, blur: other),
                again.correlation > aligned.correlation, keepsShape(again.matrix, of: target) {
-                aligned = (again.matrix, again.correlation, other)
+                aligned = (again.matrix, again.correlation, other, isFirstHeld)
             }
         }
         return keepsShape(aligned.matrix, of: target) ? aligned : nil
