@@ -47,12 +47,14 @@ struct ImageAnchorTests {
 
     /// A fast shake (motion blur up to 35 px, 1/30 s shutter) while the light falls to a quarter
     /// and rises to 2.8 times: the reference is blurred like the frame before it is aligned, so
-    /// the target is followed through the blur; detecting afresh in every frame loses it there.
+    /// the target is followed through the blur, from the frame after it is found (no velocity
+    /// yet: it is aligned at the blur of the flow's motion); detecting afresh in every frame loses
+    /// it there.
     @Test func followedThroughMotionBlurAndLight() throws {
         let ours = try Self.score("images-shake"), baseline = try Self.score("images-shake", mode: Self.naive)
         print("images-shake: success@5 \(ours.successRate(at: 5) ?? 0) (detect-every-frame \(baseline.successRate(at: 5) ?? 0)), "
               + "false positives \(ours.falsePositives), rotation median \(ours.rotationErrorDegrees?.median ?? .nan)°")
-        #expect((ours.successRate(at: 5) ?? 0) >= 0.9)
+        #expect((ours.successRate(at: 5) ?? 0) >= 0.95)
         #expect((baseline.successRate(at: 5) ?? 1) < 0.5)
         #expect(ours.falsePositives == 0)
         #expect((ours.rotationErrorDegrees?.median ?? .infinity) < 1)
