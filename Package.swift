@@ -1,6 +1,15 @@
 // swift-tools-version:5.9
 import PackageDescription
 
+// OpenCV's modules that the shims call, linked by name. Debian's only pkg-config file for OpenCV,
+// opencv4.pc, names all 55 modules, and SwiftPM links every library a system library's .pc
+// names: their 380 shared libraries made the dynamic loader's symbol lookups most of a short
+// run's time (Benchmarks/README.md, "Start-up").
+let openCVModules = ["core", "imgproc", "calib3d", "features2d", "video", "videoio", "imgcodecs", "aruco", "objdetect", "wechat_qrcode"]
+// ... and their headers: CShims/opencv4 links to Debian's /usr/include/opencv4, the include
+// directory `pkg-config --cflags opencv4` gives (a test checks that it still does).
+let openCVHeaders = CXXSetting.headerSearchPath("../opencv4")
+
 let package = Package(
     name: "AnchorKit",
     products: [
@@ -20,11 +29,9 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
     ],
     targets: [
-        // OpenCV 4 (with contrib's aruco) and Eigen 3, found through pkg-config so that
-        // no unsafe flags are needed and the package can be a dependency of others.
-        .systemLibrary(
-            name: "COpenCV", path: "CShims/COpenCV", pkgConfig: "opencv4",
-            providers: [.apt(["libopencv-dev", "libopencv-contrib-dev"])]),
+        // Eigen 3 and the libraries below, found through pkg-config so that no unsafe flags are
+        // needed and the package can be a dependency of others. OpenCV 4.6 (Debian's
+        // libopencv-dev and libopencv-contrib-dev) is the exception: see `openCVModules`.
         .systemLibrary(
             name: "CEigen", path: "CShims/CEigen", pkgConfig: "eigen3",
             providers: [.apt(["libeigen3-dev"])]),
@@ -47,15 +54,18 @@ let package = Package(
         .target(name: "AnchorKitLastError", path: "CShims/AnchorKitLastError"),
         // The thin C API over OpenCV: C++ inside, a plain C header at the boundary.
         .target(
-            name: "AnchorKitCV", dependencies: ["AnchorKitLastError", "COpenCV", "CEigen", "CJPEG", "CZlib", "CAprilTag", "CZXing"],
+            name: "AnchorKitCV", dependencies: ["AnchorKitLastError", "CEigen", "CJPEG", "CZlib", "CAprilTag", "CZXing"],
             path: "CShims/AnchorKitCV",
+            cxxSettings: [openCVHeaders],
             // libm, named for C++ executables (the solver tests); Swift products get it anyway.
-            linkerSettings: [.linkedLibrary("m")]),
+            linkerSettings: [.linkedLibrary("m")] + openCVModules.map { .linkedLibrary("opencv_" + $0) }),
         // The numerical solvers (anchorkit_solvers.h: world geometry, alignment, plane sweep), one
         // file each, apart from the wrappers; tested by Tests/SolverTests.
-        .target(name: "AnchorKitSolvers", dependencies: ["AnchorKitCV", "COpenCV", "CEigen"], path: "CShims/AnchorKitSolvers"),
+        .target(name: "AnchorKitSolvers", dependencies: ["AnchorKitCV", "CEigen"], path: "CShims/AnchorKitSolvers",
+                cxxSettings: [openCVHeaders]),
         // The rasteriser and 2-D drawing (anchorkit_render.h): only rendering and synthesis use them.
-        .target(name: "AnchorKitRender", dependencies: ["AnchorKitCV", "COpenCV", "CEigen"], path: "CShims/AnchorKitRender"),
+        .target(name: "AnchorKitRender", dependencies: ["AnchorKitCV", "CEigen"], path: "CShims/AnchorKitRender",
+                cxxSettings: [openCVHeaders]),
         // Geodesy over GeographicLib (anchorkit_geodesy.h), apart from OpenCV: its own status codes.
         .target(name: "AnchorKitGeodesy", dependencies: ["AnchorKitLastError", "CGeographicLib"], path: "CShims/AnchorKitGeodesy"),
         .target(name: "AnchorKit", dependencies: ["AnchorKitCV", "AnchorKitSolvers", "AnchorKitGeodesy"], path: "Sources/AnchorKit"),
