@@ -4,7 +4,8 @@ import PackageDescription
 // OpenCV's modules that the shims call, linked by name. Debian's only pkg-config file for OpenCV,
 // opencv4.pc, names all 55 modules, and SwiftPM links every library a system library's .pc
 // names: their 380 shared libraries made the dynamic loader's symbol lookups most of a short
-// run's time (Benchmarks/README.md, "Start-up").
+// run's time (Benchmarks/README.md, "Start-up"). One line: OpenCVLinkingTests reads it and
+// checks the executable loads these modules and only what they need.
 let openCVModules = ["core", "imgproc", "calib3d", "features2d", "video", "videoio", "imgcodecs", "aruco", "objdetect", "wechat_qrcode"]
 // ... and their headers: CShims/opencv4 links to Debian's /usr/include/opencv4, the include
 // directory `pkg-config --cflags opencv4` gives (a test checks that it still does).
