@@ -214,12 +214,12 @@ public final class ImageTracker: AnchorTracker {
         // Alignment starts from the flow's homography, or from the last frame's when the flow is
         // misled (points on an occluder that moves across the target can outvote the rest).
         var starts: [Matrix3] = []
-        var flowed: Matrix3?                // previous frame px -> frame px
+        var flowEstimate: Matrix3?          // the flow's homography, working-copy px -> frame px
         if src.count >= parameters.minimumInliers,
            let estimate = try Homography.estimate(from: src, to: dst, method: parameters.robustMethod, threshold: 2),
            estimate.inlierCount >= parameters.minimumInliers {
             starts.append(estimate.matrix)
-            flowed = target.homography.inverse.map { estimate.matrix * $0 }
+            flowEstimate = estimate.matrix
         }
         // The motion at constant velocity is a start too (the flow fails on a blurred frame), and
         // sets the motion blur the reference is given to match the frame.
@@ -248,7 +248,7 @@ public final class ImageTracker: AnchorTracker {
         // sharp, it is aligned at the blur of the flow's motion, from the flow's shift of its
         // centre (on a blurred frame the flow's homography can be skewed, and alignment along a
         // long blur does not undo it).
-        if best == nil, target.motion == nil, let flowed,
+        if best == nil, target.motion == nil, let flowed = flowEstimate.flatMap({ f in target.homography.inverse.map { f * $0 } }),
            case let shift = motionOfCentre(of: target, moving: flowed), length(shift * exposureShare) >= parameters.modelledBlur {
             let start = Matrix3(rows: SIMD3(1, 0, shift.x), SIMD3(0, 1, shift.y), SIMD3(0, 0, 1)) * target.homography
             best = try align(start, following: target, gray: gray, blur: shift * exposureShare, exploring: true)
