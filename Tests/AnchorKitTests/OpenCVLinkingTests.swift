@@ -4,17 +4,11 @@ import Testing
 /// OpenCV is compiled against through `CShims/opencv4` and linked module by module
 /// (Package.swift, `openCVModules`), not through opencv4.pc, which names all of OpenCV's modules.
 @Suite("OpenCV linking") struct OpenCVLinkingTests {
-    /// `program` with `arguments`, its standard output; nil when it cannot run or fails.
+    /// `program` (found on the PATH) with `arguments`, its standard output; nil when it cannot
+    /// run or fails.
     static func output(of program: String, _ arguments: [String]) -> String? {
-        let process = Process(), pipe = Pipe()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = [program] + arguments
-        process.standardOutput = pipe
-        process.standardError = FileHandle.nullDevice
-        guard (try? process.run()) != nil else { return nil }
-        let data = pipe.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return process.terminationStatus == 0 ? String(decoding: data, as: UTF8.self) : nil
+        guard let run = try? ProgramRun.output(of: "/usr/bin/env", [program] + arguments), run.status == 0 else { return nil }
+        return run.text
     }
 
     /// Package.swift's `openCVModules`: the modules linked by name.

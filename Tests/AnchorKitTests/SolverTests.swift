@@ -7,14 +7,8 @@ import Testing
 struct SolverTests {
     @Test func solverTestsPass() throws {
         let binary = try #require(CLITests.builtExecutable(named: "anchorkit-solver-tests"), "anchorkit-solver-tests was not built")
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: binary)
-        let output = Pipe()
-        process.standardOutput = output
-        try process.run()
-        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        #expect(process.terminationStatus == 0, "\(text)")
+        let (status, text) = try ProgramRun.output(of: binary)
+        #expect(status == 0, "\(text)")
         #expect(text.contains("passed: 0 check(s) failed"), "\(text)")
     }
 }

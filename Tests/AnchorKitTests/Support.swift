@@ -33,6 +33,21 @@ enum Paths {
     static func dataset(_ name: String) -> String { repoRoot + "/Datasets/" + name }
 }
 
+/// A program run to its end with its standard output captured (standard error goes to the test log).
+enum ProgramRun {
+    /// The exit status and standard output of `executable` run with `arguments`.
+    static func output(of executable: String, _ arguments: [String] = []) throws -> (status: Int32, text: String) {
+        let process = Process(), pipe = Pipe()
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = arguments
+        process.standardOutput = pipe
+        try process.run()
+        let text = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        return (process.terminationStatus, text)
+    }
+}
+
 /// A fresh temporary folder, removed when the value goes away.
 final class TemporaryFolder {
     let path: String
