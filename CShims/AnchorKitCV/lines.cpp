@@ -6,6 +6,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
+#include <tuple>
+#include <vector>
 
 using namespace akcv;
 
@@ -15,7 +18,6 @@ constexpr int kMaxCapacity = 1000 * 1000;
 // The strips whose mean gray level is measured on either side of a segment: from 3 px off it
 // (past the edge's own blur) to 8 px.
 constexpr float kStripNear = 3.f, kStripFar = 8.f;
-
 // Mean gray level of the strip beside segment a-b on the side of unit normal n.
 float strip_mean(const cv::Mat &gray, cv::Point2f a, cv::Point2f b, cv::Point2f n) {
     const float length = static_cast<float>(cv::norm(b - a));
@@ -33,6 +35,93 @@ float strip_mean(const cv::Mat &gray, cv::Point2f a, cv::Point2f b, cv::Point2f 
     }
     return count > 0 ? static_cast<float>(sum / count) : -1.f;
 }
+
+// Collinear pieces joined into one edge (merge_collinear): where the detector breaks a faint edge
+// at every crossing line (a wall's foot at each tile joint: pieces of 30-40 px, 5 px apart), the
+// pieces are at least this long (px; shorter ones are texture), point the same way (within this
+// angle, so the same side is dark), lie within this distance of the growing edge's line and
+// leave at most this gap between them, and see the same two shades beside them (each side's
+// strip mean within this many gray levels of the first piece's: one surface meeting another, not
+// a box's edge continued by a texture's line).
+constexpr float kMergePieceMin = 10.f, kMergeAngleDeg = 2.f, kMergeOffset = 1.5f, kMergeGap = 10.f, kMergeShade = 10.f;
+
+struct Piece {
+    cv::Point2f a, b;
+    float length;
+    float left = -1, right = -1;  // strip means (strip_mean), measured for the pieces that may join
+};
+
+// Joins the pieces of `lines` that continue one another (see kMergeGap): longest first, each
+// edge grows along its first piece's line by every piece that meets the conditions, until none
+// does, and becomes the line fitted to its pieces' ends (weighted by their lengths), from the
+// first end's projection to the last. Pieces shorter than kMergePieceMin are left as they are.
+std::vector<Piece> merge_collinear(const cv::Mat &gray, const std::vector<cv::Vec4f> &lines) {
+    std::vector<Piece> pieces, merged;
+    for (const cv::Vec4f &l : lines) {
+        Piece p{{l[0], l[1]}, {l[2], l[3]}, std::hypot(l[2] - l[0], l[3] - l[1])};
+        if (p.length < kMergePieceMin) {
+            merged.push_back(p);
+            continue;
+        }
+        const cv::Point2f d = (p.b - p.a) / p.length, left(d.y, -d.x);
+        p.left = strip_mean(gray, p.a, p.b, left), p.right = strip_mean(gray, p.a, p.b, -left);
+        pieces.push_back(p);
+    }
+    // Longest first; ties by position, so that the result never depends on the detector's order.
+    std::sort(pieces.begin(), pieces.end(), [](const Piece &x, const Piece &y) {
+        if (x.length != y.length) return x.length > y.length;
+        return std::tie(x.a.x, x.a.y, x.b.x, x.b.y) < std::tie(y.a.x, y.a.y, y.b.x, y.b.y);
+    });
+    const float cos_max = std::cos(kMergeAngleDeg * static_cast<float>(CV_PI) / 180);
+    std::vector<char> used(pieces.size(), 0);
+    std::vector<size_t> members;
+    for (size_t i = 0; i < pieces.size(); ++i) {
+        if (used[i]) continue;
+        used[i] = 1;
+        const cv::Point2f o = pieces[i].a, d = (pieces[i].b - pieces[i].a) / pieces[i].length, n(-d.y, d.x);
+        float lo = 0, hi = pieces[i].length;
+        members.assign(1, i);
+        for (bool grew = true; grew;) {
+            grew = false;
+            for (size_t j = i + 1; j < pieces.size(); ++j) {
+                const Piece &p = pieces[j];
+                if (used[j] || (p.b - p.a).dot(d) < cos_max * p.length) continue;
+                if (std::abs(p.left - pieces[i].left) > kMergeShade || std::abs(p.right - pieces[i].right) > kMergeShade) continue;
+                if (std::abs((p.a - o).dot(n)) > kMergeOffset || std::abs((p.b - o).dot(n)) > kMergeOffset) continue;
+                const float s0 = (p.a - o).dot(d), s1 = (p.b - o).dot(d);
+                if (std::max(std::min(s0, s1) - hi, lo - std::max(s0, s1)) > kMergeGap) continue;
+                used[j] = 1;
+                members.push_back(j);
+                lo = std::min(lo, std::min(s0, s1)), hi = std::max(hi, std::max(s0, s1));
+                grew = true;
+            }
+        }
+        if (members.size() == 1) {
+            merged.push_back(pieces[i]);
+            continue;
+        }
+        // Weighted total least squares through the pieces' ends.
+        double sw = 0, mx = 0, my = 0, sxx = 0, sxy = 0, syy = 0;
+        for (size_t k : members)
+            for (const cv::Point2f &q : {pieces[k].a, pieces[k].b}) sw += pieces[k].length, mx += pieces[k].length * q.x, my += pieces[k].length * q.y;
+        mx /= sw, my /= sw;
+        for (size_t k : members)
+            for (const cv::Point2f &q : {pieces[k].a, pieces[k].b}) {
+                const double dx = q.x - mx, dy = q.y - my;
+                sxx += pieces[k].length * dx * dx, sxy += pieces[k].length * dx * dy, syy += pieces[k].length * dy * dy;
+            }
+        const double theta = 0.5 * std::atan2(2 * sxy, sxx - syy);
+        cv::Point2f e(static_cast<float>(std::cos(theta)), static_cast<float>(std::sin(theta)));
+        if (e.dot(d) < 0) e = -e;
+        const cv::Point2f centre(static_cast<float>(mx), static_cast<float>(my));
+        float first = std::numeric_limits<float>::max(), last = -first;
+        for (size_t k : members)
+            for (const cv::Point2f &q : {pieces[k].a, pieces[k].b}) first = std::min(first, (q - centre).dot(e)), last = std::max(last, (q - centre).dot(e));
+        merged.push_back({centre + e * first, centre + e * last, last - first});
+    }
+    return merged;
+}
+
 
 }  // namespace
 
@@ -52,10 +141,8 @@ ak_status ak_line_segments(const ak_image *image, float min_length, ak_line_segm
         std::vector<cv::Vec4f> lines;
         cv::createLineSegmentDetector(cv::LSD_REFINE_STD)->detect(gray, lines);
         std::vector<std::pair<float, cv::Vec4f>> kept;
-        for (const cv::Vec4f &l : lines) {
-            const float length = std::hypot(l[2] - l[0], l[3] - l[1]);
-            if (length >= min_length) kept.push_back({length, l});
-        }
+        for (const Piece &p : merge_collinear(gray, lines))
+            if (p.length >= min_length) kept.push_back({p.length, cv::Vec4f(p.a.x, p.a.y, p.b.x, p.b.y)});
         // Longest first; ties by position, so that the order never depends on the detector's.
         std::sort(kept.begin(), kept.end(), [](const auto &a, const auto &b) {
             if (a.first != b.first) return a.first > b.first;

@@ -59,6 +59,9 @@ public struct PlaneScorer {
         /// The true planes that are expected somewhere, in order of first expectation.
         var expectedIDs: [String] = []
         var firstExpected: [String: FrameUpdate] = [:], expectedFrames: [String: Int] = [:]
+        /// The truth frames where each plane is expected, in order, with the seconds each stands
+        /// for (up to the next truth frame; the last frame as long as the one before it).
+        var expectedSpans: [String: [(frame: Int, seconds: Double)]] = [:]
         var alignment: [String: PlaneAlignment] = [:]
         let arbitraryScale: Double?
         /// With a world, a plane not seen in this frame keeps a valid world pose, so it still says
@@ -73,7 +76,9 @@ public struct PlaneScorer {
             sortedTruth = truth.sorted { $0.frame < $1.frame }
             let truthByFrame = Dictionary(truth.map { ($0.frame, $0) }, uniquingKeysWith: { a, _ in a })
             self.truthByFrame = truthByFrame
-            for line in sortedTruth {
+            for (i, line) in sortedTruth.enumerated() {
+                let seconds = i + 1 < sortedTruth.count ? sortedTruth[i + 1].time - line.time
+                    : i > 0 ? line.time - sortedTruth[i - 1].time : 0
                 for a in line.anchors where a.kind == .plane && scorer.isExpected(a) {
                     if firstExpected[a.identifier] == nil {
                         expectedIDs.append(a.identifier)
@@ -81,6 +86,7 @@ public struct PlaneScorer {
                         alignment[a.identifier] = a.alignment
                     }
                     expectedFrames[a.identifier, default: 0] += 1
+                    expectedSpans[a.identifier, default: []].append((line.frame, seconds))
                 }
             }
             let arbitraryScale = PlaneScorer.arbitraryScale(reported: reported, truthByFrame: truthByFrame)
@@ -164,6 +170,8 @@ public struct PlaneScorer {
                 firstExpectedFrame: first.frame, firstExpectedTime: first.time,
                 foundFrame: rs.first?.frame, foundTime: rs.first?.time, matchedFrames: rs.count,
                 lastMatchedFrame: rs.last?.frame, reportedIdentifiers: Array(Set(rs.map(\.reported))).sorted())
+            score.secondsInViewBeforeFound = (context.expectedSpans[id] ?? [])
+                .filter { span in rs.first.map { span.frame < $0.frame } ?? true }.reduce(0) { $0 + $1.seconds }
             if let last = rs.last {
                 score.normalErrorDegreesLast = last.match.normalDegrees
                 score.normalErrorDegreesMedian = Summary(rs.map(\.match.normalDegrees))?.median
@@ -432,10 +440,10 @@ public struct PlaneScore: Codable, Sendable {
         for p in planes {
             let name = "plane " + (p.identifier.hasPrefix("plane/") ? String(p.identifier.dropFirst(6)) : p.identifier)
             guard let time = p.foundTime, let frame = p.foundFrame else {
-                rows.append((name, "not found (expected from \(tableCell(p.firstExpectedTime, 2)) s)"))
+                rows.append((name, "not found (expected from \(tableCell(p.firstExpectedTime, 2)) s; in view \(tableCell(p.secondsInViewBeforeFound, 2)) s)"))
                 continue
             }
-            rows.append((name, "found \(tableCell(time, 2)) s (frame \(frame))  normal \(tableCell(p.normalErrorDegreesMedian, 2))°"
+            rows.append((name, "found \(tableCell(time, 2)) s (frame \(frame); in view \(tableCell(p.secondsInViewBeforeFound, 2)) s before)  normal \(tableCell(p.normalErrorDegreesMedian, 2))°"
                 + "  offset \(tableCell(p.offsetCentimetresMedian, 2)) cm (\(tableCell(p.offsetPercentMedian, 2)) %)"
                 + "  coverage \(tableCell(p.coverage.map { 100 * $0 }, 0)) %"))
         }
@@ -462,6 +470,10 @@ public struct TruePlaneScore: Codable, Sendable {
     /// when never found.
     public var foundFrame: Int?
     public var foundTime: Double?
+    /// Seconds the plane was expected (in view) before it was found, or in all when never found:
+    /// how long it took to find, counting only the time it could be seen (a wall that leaves the
+    /// view and comes back later is not late for the time it was out of view).
+    public var secondsInViewBeforeFound: Double = 0
     /// Expected frames where a reported plane matches it, and the last of them.
     public var matchedFrames: Int
     public var lastMatchedFrame: Int?

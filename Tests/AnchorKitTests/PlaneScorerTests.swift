@@ -53,6 +53,7 @@ import Testing
             #expect(p.firstExpectedFrame == first.frame)
             #expect(p.foundFrame == first.frame, "\(p.identifier) found at \(String(describing: p.foundFrame))")
             #expect(p.foundTime == first.time)
+            #expect(p.secondsInViewBeforeFound == 0)
             #expect(p.matchedFrames == p.expectedFrames)
             #expect(p.reportedIdentifiers == [p.identifier])
             #expect((p.normalErrorDegreesMedian ?? .infinity) < 1e-4 && (p.normalErrorDegreesLast ?? .infinity) < 1e-4)
@@ -63,6 +64,28 @@ import Testing
         }
         #expect(score.falsePlanes.isEmpty && score.framesWithFalsePlanes == 0)
         #expect(score.arbitraryScale == nil && score.unscoredFrames == 0)
+    }
+
+    /// A stream whose planes appear only from a given frame: each plane is found there, after
+    /// the time it was expected before that frame (every 4th frame at 30 frames/s: 4/30 s per
+    /// expected line), and a plane never reported counts all the time it was in view.
+    @Test func timeInViewBeforeFound() throws {
+        let (camera, truth) = try Self.roomWalk()
+        let start = truth[truth.count / 2].frame
+        let reported = truth.map { line -> FrameUpdate in
+            var line = line
+            line.anchors = line.frame < start ? [] : line.anchors.filter { $0.identifier != "plane/floor" }
+            return line
+        }
+        let score = try #require(PlaneScorer(camera: camera).score(reported: reported, truth: truth))
+        for p in score.planes {
+            let expected = truth.filter { ($0.anchor(p.identifier)?.coverage ?? 0) >= 0.05 }
+            let before = p.identifier == "plane/floor" ? expected : expected.filter { $0.frame < start }
+            let seconds = Double(before.count) * 4 / 30
+            #expect(abs(p.secondsInViewBeforeFound - seconds) < 1e-9, "\(p.identifier): \(p.secondsInViewBeforeFound) s, expected \(seconds) s")
+            if p.identifier == "plane/floor" { #expect(p.foundFrame == nil) }
+        }
+        #expect(score.rows.contains { $0.1.hasPrefix("not found") && $0.1.contains("in view") })
     }
 
     /// Coverage over time (`anchorkit plot`'s planes picture) ends where the score's coverage at the
