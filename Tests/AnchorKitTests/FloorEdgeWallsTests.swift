@@ -14,14 +14,14 @@ struct FloorEdgeWallsTests {
     /// The wall's plane is z = -3, facing +z; the floor y = -1.5.
     static let wallZ = -3.0, floorY = -1.5
 
-    /// The view from (0, 0, z), pitched 20° down.
-    static func view(at z: Double) throws -> (gray: Image, worldFromCamera: Transform) {
+    /// The view from (x, 0, z), pitched 20° down.
+    static func view(at z: Double, x: Double = 0) throws -> (gray: Image, worldFromCamera: Transform) {
         func plain(_ value: UInt8) throws -> Image {
             try Image.fromPixels([UInt8](repeating: value, count: 100 * 80), width: 100, height: 80, channels: 1)
         }
         let floor = ScenePlane(texture: try plain(60), size: SIMD2(10, 10), pose: { _ in MarkerScenes.lying(at: SIMD3(0, floorY, 0)) })
         let wall = ScenePlane(texture: try plain(200), size: SIMD2(10, 3), pose: { _ in MarkerScenes.standing(at: SIMD3(0, 0, wallZ)) })
-        let worldFromCamera = Transform(rotation: .rotation(angle: -20 * .pi / 180, axis: SIMD3(1, 0, 0)), translation: SIMD3(0, 0, z))
+        let worldFromCamera = Transform(rotation: .rotation(angle: -20 * .pi / 180, axis: SIMD3(1, 0, 0)), translation: SIMD3(x, 0, z))
         var finish = SceneRenderer.Finish()
         finish.readNoise = 0; finish.shotNoise = 0; finish.vignetting = 0
         // The painter's order: the wall hides the floor beyond it.
@@ -74,6 +74,33 @@ struct FloorEdgeWallsTests {
         #expect(abs(floor.origin.y - Self.floorY) < 0.03, "floor at y = \(floor.origin.y)")
         let wall = try #require(last.first { $0.alignment == .vertical })
         #expect(abs(wall.origin.z - Self.wallZ) < 0.05, "foot at z = \(wall.origin.z)")
+    }
+
+    /// Walking along the wall (20 cm a view, none across its foot), the views lay the foot on
+    /// one line whatever its height: no wall, until the floor's points are seen up to the foot
+    /// (four, 10-20 cm in front of it, along 2.4 m of it): then the third view finds it.
+    @Test func footAlongTheWalkGroundedByTheFloorsPoints() throws {
+        let near: [SIMD3<Double>] = (0..<4).map { i -> SIMD3<Double> in
+            let x: Double = -1.2 + 0.8 * Double(i), ahead: Double = 0.1 + 0.05 * Double(i % 3)
+            return SIMD3(x, Self.floorY, Self.wallZ + ahead)
+        }
+        for points: [SIMD3<Double>] in [[], near] {
+            var walls = FloorEdgeWalls(parameters: PlaneDetection.Parameters())
+            var found: [[PlaneCandidate]] = []
+            for x in [0.0, 0.2, 0.4] {
+                let view = try Self.view(at: 1.0, x: x)
+                found.append(try walls.candidates(in: view.gray, worldFromCamera: view.worldFromCamera, camera: Self.camera,
+                                                  floor: Self.floorAnchor, points: points, knownPlanes: [], metresPerUnit: 1))
+            }
+            #expect(found[0].isEmpty && found[1].isEmpty)
+            if points.isEmpty {
+                #expect(found[2].isEmpty, "\(found[2].count) candidates without the floor's points")
+            } else {
+                let wall = try #require(found[2].first)
+                #expect(found[2].count == 1 && length(wall.normal - SIMD3(0, 0, 1)) < 0.02, "normal \(wall.normal)")
+                #expect(abs(wall.origin.z - Self.wallZ) < 0.03, "foot at z = \(wall.origin.z)")
+            }
+        }
     }
 
     /// An edge that is not on the floor is no wall's foot: with the floor taken 30 cm too high (a

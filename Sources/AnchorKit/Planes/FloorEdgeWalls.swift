@@ -102,10 +102,12 @@ struct FloorEdgeWalls {
         let earlier = views.map { v in
             LaidView(centre: v.centre, lines: v.edges.compactMap { Self.laid($0, from: v.centre, at: floorHeight, unit: unit) })
         }
+        // The map's points on the floor, top view: they ground a foot seen without parallax.
+        let floorPoints = points.filter { abs($0.y - floorHeight) <= tolerance }.map { SIMD2($0.x, $0.z) }
         var feet: [SIMD2<Double>] = []
         for edge in view.edges {
             guard let wall = wall(rising: edge, in: view, seenBefore: earlier, floorHeight: floorHeight, floorRegion: floorRegion,
-                                  squaredTo: reference, tolerance: tolerance, unit: unit) else { continue }
+                                  floorPoints: floor == nil ? [] : floorPoints, squaredTo: reference, tolerance: tolerance, unit: unit) else { continue }
             feet += [wall.foot.a, wall.foot.b]
             found.append(wall.surface)
         }
@@ -127,18 +129,20 @@ struct FloorEdgeWalls {
     }
 
     /// The upright surface whose foot is `edge` of `view`, when two views of `earlier` apart across
-    /// it agree, no floor found lies beyond it and its shade rises 0.25 m or more; with the foot as
-    /// laid on the floor (`reference` squares the surface: a Manhattan world).
+    /// it agree (or, closer, two views agree and `floorPoints` ground it: ``isGrounded(_:by:facing:unit:)``),
+    /// no floor found lies beyond it and its shade rises 0.25 m or more; with the foot as laid on
+    /// the floor (`reference` squares the surface: a Manhattan world).
     private func wall(rising edge: Edge, in view: View, seenBefore earlier: [LaidView], floorHeight: Double,
-                      floorRegion: PlanarRegion?, squaredTo reference: SIMD2<Double>?, tolerance: Double, unit: Double)
-        -> (surface: PlaneCandidate, foot: FloorLine)? {
+                      floorRegion: PlanarRegion?, floorPoints: [SIMD2<Double>], squaredTo reference: SIMD2<Double>?,
+                      tolerance: Double, unit: Double) -> (surface: PlaneCandidate, foot: FloorLine)? {
         guard let foot = Self.laid(edge, from: view.centre, at: floorHeight, unit: unit) else { return nil }
         let across = SIMD2(-foot.direction.y, foot.direction.x)
-        let supporters = earlier.filter { other in
+        let agreeing = earlier.filter { other in other.lines.contains { Self.isSame($0, as: foot, tolerance: tolerance) } }
+        let supporters = agreeing.filter { other in
             abs(dot(SIMD2(other.centre.x - view.centre.x, other.centre.z - view.centre.z), across)) >= parameters.edgeBaseline / unit
-                && other.lines.contains { Self.isSame($0, as: foot, tolerance: tolerance) }
         }
-        guard supporters.count >= 2 else { return nil }
+        guard supporters.count >= 2 || (agreeing.count >= 2 && isGrounded(foot, by: floorPoints, facing: view.centre, unit: unit))
+        else { return nil }
         // A floor found beyond the edge: the edge lies on the floor (a tile's, a rug's).
         let normal = Self.normal(of: foot, facing: view.centre)
         let beyond = floorRegion.map { region in
@@ -159,6 +163,20 @@ struct FloorEdgeWalls {
                       SIMD3(line.b.x, top, line.b.y), SIMD3(line.a.x, top, line.a.y)],
             support: 1 + supporters.count)
         return (surface, foot)
+    }
+
+    /// True when three of the floor's `points` (top view) or more lie within
+    /// ``PlaneDetection/Parameters/footFloorBand`` in front of `foot` (on the side of `viewpoint`),
+    /// spread over 30 % of its length or more: the floor is seen up to the edge.
+    private func isGrounded(_ foot: FloorLine, by points: [SIMD2<Double>], facing viewpoint: SIMD3<Double>, unit: Double) -> Bool {
+        let n = Self.normal(of: foot, facing: viewpoint), d = foot.direction, span = length(foot.b - foot.a)
+        let band = parameters.footFloorBand / unit
+        let along = points.compactMap { p -> Double? in
+            let q = p - foot.a, ahead = dot(q, n), s = dot(q, d)
+            return ahead > 0 && ahead <= band && s >= 0 && s <= span ? s / span : nil
+        }
+        guard along.count >= 3, let first = along.min(), let last = along.max() else { return false }
+        return last - first >= 0.3
     }
 
     /// The lowest height at which edges of `view` and of the earlier views agree (laid on a

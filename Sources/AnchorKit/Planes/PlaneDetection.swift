@@ -80,6 +80,12 @@ public struct PlaneDetection: OptionSet, Sendable {
         public var wallsFromFloorEdges = true
         public var edgeBaseline = 0.15
         public var minimumEdgeContrast = 12.0
+        /// A camera walking along a wall sees its foot from views that are not `edgeBaseline`
+        /// apart across it: there, two views that lay it on one line suffice when the floor is a
+        /// plane of points and three of its points or more, spread over 30 % of the foot's
+        /// length, lie within `footFloorBand` metres in front of it (the floor is seen up to
+        /// the edge, where an edge above the floor would hide it).
+        public var footFloorBand = 0.3
         /// Rooms as boxes (a Manhattan world): the walls found from the floor's edges are turned
         /// parallel or perpendicular to the first upright plane found when within 10° of it.
         public var manhattanWorld = false
