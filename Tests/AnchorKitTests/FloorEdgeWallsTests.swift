@@ -103,6 +103,30 @@ struct FloorEdgeWallsTests {
         }
     }
 
+    /// The floor's points do not ground an edge above the floor: walking along the wall with the
+    /// floor taken 30 cm too high (a low table's top, as in edgeOffTheFloorIsNoWall), the foot
+    /// laid on it lands 0.8 m short of the wall, inside that "floor" (it reaches to 2.5 m, the
+    /// laid foot at 2.2 m); with that level's points 10-20 cm in front of the laid foot, the floor
+    /// found beyond it still rules it out.
+    @Test func floorPointsDoNotGroundAnEdgeAboveTheFloor() throws {
+        let high = Self.floorY + 0.3
+        let table = PlaneMap.anchor(
+            identifier: "plane/0", alignment: .horizontal, normal: SIMD3(0, 1, 0), origin: SIMD3(0, high, -1),
+            outline: [SIMD3(-2, high, -2.5), SIMD3(2, high, -2.5), SIMD3(2, high, 1.5), SIMD3(-2, high, 1.5)], xAxis: nil)
+        let laidFootZ = 1.0 - 4.0 * 1.2 / 1.5
+        let near: [SIMD3<Double>] = (0..<4).map { i -> SIMD3<Double> in
+            let x: Double = -1.2 + 0.8 * Double(i), ahead: Double = 0.1 + 0.05 * Double(i % 3)
+            return SIMD3(x, high, laidFootZ + ahead)
+        }
+        var walls = FloorEdgeWalls(parameters: PlaneDetection.Parameters())
+        for x in [0.0, 0.2, 0.4] {
+            let view = try Self.view(at: 1.0, x: x)
+            let found = try walls.candidates(in: view.gray, worldFromCamera: view.worldFromCamera, camera: Self.camera,
+                                             floor: table, points: near, knownPlanes: [], metresPerUnit: 1)
+            #expect(found.isEmpty, "view at x = \(x): \(found.count) candidates")
+        }
+    }
+
     /// An edge that is not on the floor is no wall's foot: with the floor taken 30 cm too high (a
     /// low table's top), the foot laid on it moves with the camera by a fifth of each step (the
     /// plane is 1.2 m below the camera, the edge 1.5 m), 4 cm a view; of the two earlier views a
