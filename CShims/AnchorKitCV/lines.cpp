@@ -18,6 +18,7 @@ constexpr int kMaxCapacity = 1000 * 1000;
 // The strips whose mean gray level is measured on either side of a segment: from 3 px off it
 // (past the edge's own blur) to 8 px.
 constexpr float kStripNear = 3.f, kStripFar = 8.f;
+
 // Mean gray level of the strip beside segment a-b on the side of unit normal n.
 float strip_mean(const cv::Mat &gray, cv::Point2f a, cv::Point2f b, cv::Point2f n) {
     const float length = static_cast<float>(cv::norm(b - a));
@@ -121,7 +122,6 @@ std::vector<Piece> merge_collinear(const cv::Mat &gray, const std::vector<cv::Ve
     }
     return merged;
 }
-
 
 }  // namespace
 

@@ -58,7 +58,7 @@ public struct PlaneScorer {
         let truthByFrame: [Int: FrameUpdate]
         /// The true planes that are expected somewhere, in order of first expectation.
         var expectedIDs: [String] = []
-        var firstExpected: [String: FrameUpdate] = [:], expectedFrames: [String: Int] = [:]
+        var firstExpected: [String: FrameUpdate] = [:]
         /// The truth frames where each plane is expected, in order, with the seconds each stands
         /// for (up to the next truth frame; the last frame as long as the one before it).
         var expectedSpans: [String: [(frame: Int, seconds: Double)]] = [:]
@@ -85,7 +85,6 @@ public struct PlaneScorer {
                         firstExpected[a.identifier] = line
                         alignment[a.identifier] = a.alignment
                     }
-                    expectedFrames[a.identifier, default: 0] += 1
                     expectedSpans[a.identifier, default: []].append((line.frame, seconds))
                 }
             }
@@ -126,8 +125,8 @@ public struct PlaneScorer {
 
     public func score(reported: [FrameUpdate], truth: [FrameUpdate]) -> PlaneScore? {
         guard let context = Context(self, reported: reported, truth: truth) else { return nil }
-        let (sortedTruth, truthByFrame, expectedIDs, firstExpected, expectedFrames, alignment) =
-            (context.sortedTruth, context.truthByFrame, context.expectedIDs, context.firstExpected, context.expectedFrames, context.alignment)
+        let (sortedTruth, truthByFrame, expectedIDs, firstExpected, expectedSpans, alignment) =
+            (context.sortedTruth, context.truthByFrame, context.expectedIDs, context.firstExpected, context.expectedSpans, context.alignment)
         let (arbitraryScale, hasWorld, ordered, scored) = (context.arbitraryScale, context.hasWorld, context.ordered, context.scored)
         func unit(_ line: FrameUpdate) -> Double? { context.unit(line) }
         var records: [String: [Record]] = [:]
@@ -166,11 +165,11 @@ public struct PlaneScorer {
             let first = firstExpected[id]!
             let rs = records[id] ?? []
             var score = TruePlaneScore(
-                identifier: id, alignment: alignment[id], expectedFrames: expectedFrames[id] ?? 0,
+                identifier: id, alignment: alignment[id], expectedFrames: expectedSpans[id]?.count ?? 0,
                 firstExpectedFrame: first.frame, firstExpectedTime: first.time,
                 foundFrame: rs.first?.frame, foundTime: rs.first?.time, matchedFrames: rs.count,
                 lastMatchedFrame: rs.last?.frame, reportedIdentifiers: Array(Set(rs.map(\.reported))).sorted())
-            score.secondsInViewBeforeFound = (context.expectedSpans[id] ?? [])
+            score.secondsInViewBeforeFound = (expectedSpans[id] ?? [])
                 .filter { span in rs.first.map { span.frame < $0.frame } ?? true }.reduce(0) { $0 + $1.seconds }
             if let last = rs.last {
                 score.normalErrorDegreesLast = last.match.normalDegrees

@@ -20,8 +20,7 @@ typedef struct {
 /* The straight edges of `image` at least `min_length` px long, longest first: OpenCV's Line
  * Segment Detector (von Gioi et al., standard refinement) on the gray image, with the pieces of
  * one edge that it breaks where other lines cross it (a wall's foot at each tile joint) joined
- * into one. Writes at most
- * `capacity` into `out` and their number into `count`. */
+ * into one. Writes at most `capacity` into `out` and their number into `count`. */
 ak_status ak_line_segments(const ak_image *image, float min_length, ak_line_segment *out, int capacity, int *count);
 
 #ifdef __cplusplus

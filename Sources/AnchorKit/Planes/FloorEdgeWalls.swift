@@ -102,16 +102,16 @@ struct FloorEdgeWalls {
         let earlier = views.map { v in
             LaidView(centre: v.centre, lines: v.edges.compactMap { Self.laid($0, from: v.centre, at: floorHeight, unit: unit) })
         }
-        // The map's points on the floor, top view: they ground a foot seen without parallax. Any
+        // The map's points on a floor plane, top view: they ground a foot seen without parallax. Any
         // view's: the floor seen from elsewhere behind a bench lies in front of the bench's top
         // edge laid on the floor, but then the floor found goes on beyond that edge too, which
         // rules it out (`beyond` in wall(rising:)). The newest views' own points ground nothing
         // here: the floor's points near a wall are the map's densified ones, which no view lists.
-        let floorPoints = points.filter { abs($0.y - floorHeight) <= tolerance }.map { SIMD2($0.x, $0.z) }
+        let floorPoints = floor == nil ? [] : points.filter { abs($0.y - floorHeight) <= tolerance }.map { SIMD2($0.x, $0.z) }
         var feet: [SIMD2<Double>] = []
         for edge in view.edges {
             guard let wall = wall(rising: edge, in: view, seenBefore: earlier, floorHeight: floorHeight, floorRegion: floorRegion,
-                                  floorPoints: floor == nil ? [] : floorPoints, squaredTo: reference, tolerance: tolerance, unit: unit) else { continue }
+                                  floorPoints: floorPoints, squaredTo: reference, tolerance: tolerance, unit: unit) else { continue }
             feet += [wall.foot.a, wall.foot.b]
             found.append(wall.surface)
         }
