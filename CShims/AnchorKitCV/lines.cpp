@@ -49,7 +49,16 @@ constexpr float kMergePieceMin = 10.f, kMergeAngleDeg = 2.f, kMergeOffset = 1.5f
 struct Piece {
     cv::Point2f a, b;
     float length;
-    float left = -1, right = -1;  // strip means (strip_mean), measured for the pieces that may join
+    // The strip means beside it (strip_mean), measured when a join is first weighed.
+    bool measured = false;
+    float left = -1, right = -1;
+
+    void measure(const cv::Mat &gray) {
+        if (measured) return;
+        const cv::Point2f d = (b - a) / length, n(d.y, -d.x);
+        left = strip_mean(gray, a, b, n), right = strip_mean(gray, a, b, -n);
+        measured = true;
+    }
 };
 
 // Joins the pieces of `lines` that continue one another (see kMergeGap): longest first, each
@@ -59,14 +68,8 @@ struct Piece {
 std::vector<Piece> merge_collinear(const cv::Mat &gray, const std::vector<cv::Vec4f> &lines) {
     std::vector<Piece> pieces, merged;
     for (const cv::Vec4f &l : lines) {
-        Piece p{{l[0], l[1]}, {l[2], l[3]}, std::hypot(l[2] - l[0], l[3] - l[1])};
-        if (p.length < kMergePieceMin) {
-            merged.push_back(p);
-            continue;
-        }
-        const cv::Point2f d = (p.b - p.a) / p.length, left(d.y, -d.x);
-        p.left = strip_mean(gray, p.a, p.b, left), p.right = strip_mean(gray, p.a, p.b, -left);
-        pieces.push_back(p);
+        const Piece p{{l[0], l[1]}, {l[2], l[3]}, std::hypot(l[2] - l[0], l[3] - l[1])};
+        (p.length >= kMergePieceMin ? pieces : merged).push_back(p);
     }
     // Longest first; ties by position, so that the result never depends on the detector's order.
     std::sort(pieces.begin(), pieces.end(), [](const Piece &x, const Piece &y) {
@@ -85,12 +88,13 @@ std::vector<Piece> merge_collinear(const cv::Mat &gray, const std::vector<cv::Ve
         for (bool grew = true; grew;) {
             grew = false;
             for (size_t j = i + 1; j < pieces.size(); ++j) {
-                const Piece &p = pieces[j];
+                Piece &p = pieces[j];
                 if (used[j] || (p.b - p.a).dot(d) < cos_max * p.length) continue;
-                if (std::abs(p.left - pieces[i].left) > kMergeShade || std::abs(p.right - pieces[i].right) > kMergeShade) continue;
                 if (std::abs((p.a - o).dot(n)) > kMergeOffset || std::abs((p.b - o).dot(n)) > kMergeOffset) continue;
                 const float s0 = (p.a - o).dot(d), s1 = (p.b - o).dot(d);
                 if (std::max(std::min(s0, s1) - hi, lo - std::max(s0, s1)) > kMergeGap) continue;
+                pieces[i].measure(gray), p.measure(gray);
+                if (std::abs(p.left - pieces[i].left) > kMergeShade || std::abs(p.right - pieces[i].right) > kMergeShade) continue;
                 used[j] = 1;
                 members.push_back(j);
                 lo = std::min(lo, std::min(s0, s1)), hi = std::max(hi, std::max(s0, s1));
