@@ -61,6 +61,12 @@ struct Piece {
     }
 };
 
+// Longest first; ties by position, so that an order never depends on the detector's.
+bool longer_first(const Piece &x, const Piece &y) {
+    if (x.length != y.length) return x.length > y.length;
+    return std::tie(x.a.x, x.a.y, x.b.x, x.b.y) < std::tie(y.a.x, y.a.y, y.b.x, y.b.y);
+}
+
 // Joins the pieces of `lines` that continue one another (see kMergeGap): longest first, each
 // edge grows along its first piece's line by every piece that meets the conditions, until none
 // does, and becomes the line fitted to its pieces' ends (weighted by their lengths), from the
@@ -71,11 +77,7 @@ std::vector<Piece> merge_collinear(const cv::Mat &gray, const std::vector<cv::Ve
         const Piece p{{l[0], l[1]}, {l[2], l[3]}, std::hypot(l[2] - l[0], l[3] - l[1])};
         (p.length >= kMergePieceMin ? pieces : merged).push_back(p);
     }
-    // Longest first; ties by position, so that the result never depends on the detector's order.
-    std::sort(pieces.begin(), pieces.end(), [](const Piece &x, const Piece &y) {
-        if (x.length != y.length) return x.length > y.length;
-        return std::tie(x.a.x, x.a.y, x.b.x, x.b.y) < std::tie(y.a.x, y.a.y, y.b.x, y.b.y);
-    });
+    std::sort(pieces.begin(), pieces.end(), longer_first);
     const float cos_max = std::cos(kMergeAngleDeg * static_cast<float>(CV_PI) / 180);
     std::vector<char> used(pieces.size(), 0);
     std::vector<size_t> members;
@@ -144,20 +146,15 @@ ak_status ak_line_segments(const ak_image *image, float min_length, ak_line_segm
         const cv::Mat &gray = gray_of(image->mat, buffer);
         std::vector<cv::Vec4f> lines;
         cv::createLineSegmentDetector(cv::LSD_REFINE_STD)->detect(gray, lines);
-        std::vector<std::pair<float, cv::Vec4f>> kept;
+        std::vector<Piece> kept;
         for (const Piece &p : merge_collinear(gray, lines))
-            if (p.length >= min_length) kept.push_back({p.length, cv::Vec4f(p.a.x, p.a.y, p.b.x, p.b.y)});
-        // Longest first; ties by position, so that the order never depends on the detector's.
-        std::sort(kept.begin(), kept.end(), [](const auto &a, const auto &b) {
-            if (a.first != b.first) return a.first > b.first;
-            return std::lexicographical_compare(a.second.val, a.second.val + 4, b.second.val, b.second.val + 4);
-        });
+            if (p.length >= min_length) kept.push_back(p);
+        std::sort(kept.begin(), kept.end(), longer_first);
         const int n = std::min(capacity, static_cast<int>(kept.size()));
         for (int i = 0; i < n; ++i) {
-            const cv::Vec4f &l = kept[i].second;
-            const cv::Point2f a(l[0], l[1]), b(l[2], l[3]);
-            const cv::Point2f d = (b - a) / kept[i].first, left(d.y, -d.x);
-            out[i] = {l[0], l[1], l[2], l[3], strip_mean(gray, a, b, left), strip_mean(gray, a, b, -left)};
+            Piece &p = kept[static_cast<size_t>(i)];
+            p.measure(gray);
+            out[i] = {p.a.x, p.a.y, p.b.x, p.b.y, p.left, p.right};
         }
         *count = n;
         return AK_OK;
