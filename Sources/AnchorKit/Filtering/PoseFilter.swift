@@ -64,9 +64,8 @@ public struct PoseFilter: Sendable {
     /// The squared Mahalanobis distance of a measurement from the prediction at `time`.
     package func distance(of measurement: Transform, covariance: DenseMatrix, at time: Double) -> Double {
         let (_, p) = propagated(to: time)
-        let (y, s) = innovation(measurement, covariance, predicted(at: time), p)
-        guard let si = s.inverse else { return .infinity }
-        return (y.transposed * si * y)[0, 0]
+        guard let update = KalmanUpdate(covariance: p, measuring: Self.measured, noise: covariance) else { return .infinity }
+        return update.distance(of: innovation(measurement, predicted(at: time)))
     }
 
     /// Predicts to `time` and blends in a measurement (`camera_from_target` and its 6x6
@@ -75,21 +74,17 @@ public struct PoseFilter: Sendable {
     package mutating func update(_ measurement: Transform, covariance c: DenseMatrix, at time: Double) -> Transform {
         let (_, p) = propagated(to: time)
         let prior = predicted(at: time)
-        let (y, s) = innovation(measurement, c, prior, p)
-        guard let si = s.inverse, (y.transposed * si * y)[0, 0] <= parameters.gate else {
+        let y = innovation(measurement, prior)
+        guard let update = KalmanUpdate(covariance: p, measuring: Self.measured, noise: c), update.distance(of: y) <= parameters.gate else {
             self = PoseFilter(pose: measurement, covariance: c, time: time, parameters: parameters)
             return pose
         }
-        var h = DenseMatrix(rows: 6, columns: 12)
-        for i in 0..<3 { h[i, i] = 1; h[3 + i, 6 + i] = 1 }
-        let k = p * h.transposed * si
-        let dx = k * y
-        let v = dx.values
+        let v = (update.gain * y).values
         pose = Transform(rotation: (Matrix3.exp(SIMD3(v[0], v[1], v[2])) * prior.rotation).orthonormalized,
                          translation: prior.translation + SIMD3(v[6], v[7], v[8]))
         omega += SIMD3(v[3], v[4], v[5])
         velocity += SIMD3(v[9], v[10], v[11])
-        covariance = (DenseMatrix.identity(12) - k * h) * p
+        covariance = update.covariance
         self.time = time
         return pose
     }
@@ -111,13 +106,17 @@ public struct PoseFilter: Sendable {
         return (f, f * covariance * f.transposed + q)
     }
 
-    /// The innovation `[log(R_m R^T), t_m - t]` and its covariance `H P H^T + C`.
-    private func innovation(_ m: Transform, _ c: DenseMatrix, _ prior: Transform, _ p: DenseMatrix) -> (DenseMatrix, DenseMatrix) {
+    /// What a measurement sees of the error state `[δθ, ω, δt, v]`: `[δθ, δt]`.
+    private static let measured: DenseMatrix = {
+        var h = DenseMatrix(rows: 6, columns: 12)
+        for i in 0..<3 { h[i, i] = 1; h[3 + i, 6 + i] = 1 }
+        return h
+    }()
+
+    /// The innovation `[log(R_m R^T), t_m - t]`.
+    private func innovation(_ m: Transform, _ prior: Transform) -> DenseMatrix {
         let r = (m.rotation * prior.rotation.transposed).log
         let t = m.translation - prior.translation
-        var s = c
-        let index = [0, 1, 2, 6, 7, 8]
-        for i in 0..<6 { for j in 0..<6 { s[i, j] += p[index[i], index[j]] } }
-        return (DenseMatrix(vector: [r.x, r.y, r.z, t.x, t.y, t.z]), s)
+        return DenseMatrix(vector: [r.x, r.y, r.z, t.x, t.y, t.z])
     }
 }

@@ -44,14 +44,13 @@ package enum GravityAlignment {
                                                           -up.z, 0, up.x, 0, 0, 0,
                                                           up.y, -up.x, 0, 0, 0, 0])
         let innovation = DenseMatrix(vector: [0 - up.x, 1 - up.y, 0 - up.z])
-        let s = h * covariance * h.transposed + DenseMatrix.identity(3, scale: gravitySigma * gravitySigma)
-        guard let sInverse = s.inverse else { return nil }
-        let gain = covariance * h.transposed * sInverse
-        let step = gain * innovation
+        guard let update = KalmanUpdate(covariance: covariance, measuring: h,
+                                        noise: DenseMatrix.identity(3, scale: gravitySigma * gravitySigma)) else { return nil }
+        let step = update.gain * innovation
         guard step.values.allSatisfy(\.isFinite) else { return nil }
         let turn = SIMD3(step.values[0], step.values[1], step.values[2]), shift = SIMD3(step.values[3], step.values[4], step.values[5])
         return (Transform(rotation: (Matrix3.exp(turn) * worldFromCamera.rotation).orthonormalized,
                           translation: worldFromCamera.translation + shift),
-                covariance - gain * h * covariance)
+                update.covariance)
     }
 }

@@ -55,18 +55,17 @@ struct OrbitSmoother {
         }
         let predicted = f * DenseMatrix(vector: state), p = f * covariance * f.transposed + q
         let innovation = DenseMatrix(vector: [measured.x, measured.y, measured.z]) - h * predicted
-        guard let sInverse = (h * p * h.transposed + noise).inverse else {
+        guard let update = KalmanUpdate(covariance: p, measuring: h, noise: noise) else {
             reset()
             return pose
         }
-        let gain = p * h.transposed * sInverse
-        let updated = predicted + gain * innovation
+        let updated = predicted + update.gain * innovation
         guard updated.values.allSatisfy(\.isFinite) else {
             reset()
             return pose
         }
         state = updated.values
-        covariance = (DenseMatrix.identity(6) - gain * h) * p
+        covariance = update.covariance
         self.last = (frame, time)
         let centre = SIMD3(state[0], state[1], state[2])
         let before = target - measured, after = target - centre

@@ -1,0 +1,25 @@
+/// The Kalman filter's measurement update, for the filters that write their state their own way
+/// (a pose on the rotation manifold, a camera centre and velocity): with the state's covariance
+/// `P`, a measurement `z = H x + noise` of covariance `R` and the innovation `y = z - H x̂`, the
+/// state moves by `K y` and its covariance becomes `P - K H P`, with `K = P Hᵀ S⁻¹` and
+/// `S = H P Hᵀ + R` (the innovation's covariance).
+package struct KalmanUpdate {
+    /// `S⁻¹`: the squared Mahalanobis distance of an innovation `y` is `yᵀ S⁻¹ y`.
+    package let innovationCovarianceInverse: DenseMatrix
+    /// `K`, state rows by measurement rows.
+    package let gain: DenseMatrix
+    /// `P - K H P`.
+    package let covariance: DenseMatrix
+
+    /// Nil when `S` cannot be inverted.
+    package init?(covariance p: DenseMatrix, measuring h: DenseMatrix, noise r: DenseMatrix) {
+        let ht = h.transposed
+        guard let sInverse = (h * p * ht + r).inverse else { return nil }
+        innovationCovarianceInverse = sInverse
+        gain = p * ht * sInverse
+        covariance = p - gain * h * p
+    }
+
+    /// The squared Mahalanobis distance `yᵀ S⁻¹ y` of innovation `y` (a column).
+    package func distance(of y: DenseMatrix) -> Double { (y.transposed * innovationCovarianceInverse * y)[0, 0] }
+}
