@@ -54,17 +54,19 @@ package enum PoseUncertainty {
         }
     }
 
-    /// `σ² (JᵀJ)⁻¹`, J the Jacobian of the projected `points` with respect to the six
-    /// perturbations `perturbed(k, d)` gives (`camera_from_points`; k < 3 rotation, else
-    /// translation, `d` the k-th axis times a step).
+    /// `σ² (JᵀJ)⁻¹`, σ = `pixelSigma` (px): the covariance below for unit noise (W = I), scaled.
     private static func covariance(points: [SIMD3<Double>], camera: CameraIntrinsics, pixelSigma: Double,
                                    perturbed: (Int, SIMD3<Double>) -> Transform) -> DenseMatrix? {
-        guard let j = jacobian(points: points, camera: camera, perturbed: perturbed), var c = (j.transposed * j).inverse else { return nil }
+        guard var c = covariance(points: points, camera: camera, pixelCovariances: Array(repeating: .diagonal(1), count: points.count),
+                                 perturbed: perturbed) else { return nil }
         c.values = c.values.map { $0 * pixelSigma * pixelSigma }
         return c
     }
 
-    /// `(Jᵀ W J)⁻¹`, W the inverses of the points' pixel covariances.
+    /// `(Jᵀ W J)⁻¹`, J the Jacobian of the projected `points` with respect to the six
+    /// perturbations `perturbed(k, d)` gives (`camera_from_points`; k < 3 rotation, else
+    /// translation, `d` the k-th axis times a step), W the inverses of the points' pixel
+    /// covariances.
     private static func covariance(points: [SIMD3<Double>], camera: CameraIntrinsics, pixelCovariances: [PixelCovariance],
                                    perturbed: (Int, SIMD3<Double>) -> Transform) -> DenseMatrix? {
         guard pixelCovariances.count == points.count, let j = jacobian(points: points, camera: camera, perturbed: perturbed) else {
