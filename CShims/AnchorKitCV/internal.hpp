@@ -382,6 +382,27 @@ inline bool normalised(const cv::Matx33d &in, cv::Matx33d &out) {
     return cv::checkRange(out);
 }
 
+// The weighted total least squares line through `points` (weights > 0): it passes through their
+// weighted centroid along the principal direction of their weighted scatter, at `angle` radians
+// from +x (in (-pi/2, pi/2]). The edges of markers (marker_refinement.cpp) and the joined pieces
+// of straight edges (lines.cpp) are fitted with it.
+struct WeightedLine {
+    cv::Point2d centre;
+    double angle;
+};
+template <class Point>
+WeightedLine fit_weighted_line(const std::vector<Point> &points, const std::vector<double> &weights) {
+    double sw = 0, mx = 0, my = 0;
+    for (size_t i = 0; i < points.size(); ++i) sw += weights[i], mx += weights[i] * points[i].x, my += weights[i] * points[i].y;
+    mx /= sw, my /= sw;
+    double sxx = 0, sxy = 0, syy = 0;
+    for (size_t i = 0; i < points.size(); ++i) {
+        const double dx = points[i].x - mx, dy = points[i].y - my;
+        sxx += weights[i] * dx * dx, sxy += weights[i] * dx * dy, syy += weights[i] * dy * dy;
+    }
+    return {cv::Point2d(mx, my), 0.5 * std::atan2(2 * sxy, sxx - syy)};
+}
+
 // The 8-parameter warp of the inverse-compositional aligners (align.cpp, template_align.cpp), on
 // normalised coordinates: W(p) = [[1 + p0, p2, p4], [p1, 1 + p3, p5], [p6, p7, 1]], W(0) = I.
 inline cv::Matx33d warp_of(const double p[8]) {

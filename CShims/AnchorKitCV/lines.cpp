@@ -107,20 +107,15 @@ std::vector<Piece> merge_collinear(const cv::Mat &gray, const std::vector<cv::Ve
             merged.push_back(pieces[i]);
             continue;
         }
-        // Weighted total least squares through the pieces' ends.
-        double sw = 0, mx = 0, my = 0, sxx = 0, sxy = 0, syy = 0;
+        // The line through the pieces' ends, each end weighted by its piece's length.
+        std::vector<cv::Point2f> ends;
+        std::vector<double> weights;
         for (size_t k : members)
-            for (const cv::Point2f &q : {pieces[k].a, pieces[k].b}) sw += pieces[k].length, mx += pieces[k].length * q.x, my += pieces[k].length * q.y;
-        mx /= sw, my /= sw;
-        for (size_t k : members)
-            for (const cv::Point2f &q : {pieces[k].a, pieces[k].b}) {
-                const double dx = q.x - mx, dy = q.y - my;
-                sxx += pieces[k].length * dx * dx, sxy += pieces[k].length * dx * dy, syy += pieces[k].length * dy * dy;
-            }
-        const double theta = 0.5 * std::atan2(2 * sxy, sxx - syy);
-        cv::Point2f e(static_cast<float>(std::cos(theta)), static_cast<float>(std::sin(theta)));
+            for (const cv::Point2f &q : {pieces[k].a, pieces[k].b}) ends.push_back(q), weights.push_back(pieces[k].length);
+        const WeightedLine line = fit_weighted_line(ends, weights);
+        cv::Point2f e(static_cast<float>(std::cos(line.angle)), static_cast<float>(std::sin(line.angle)));
         if (e.dot(d) < 0) e = -e;
-        const cv::Point2f centre(static_cast<float>(mx), static_cast<float>(my));
+        const cv::Point2f centre(static_cast<float>(line.centre.x), static_cast<float>(line.centre.y));
         float first = std::numeric_limits<float>::max(), last = -first;
         for (size_t k : members)
             for (const cv::Point2f &q : {pieces[k].a, pieces[k].b}) first = std::min(first, (q - centre).dot(e)), last = std::max(last, (q - centre).dot(e));

@@ -149,19 +149,9 @@ void refine_quad_edges(const cv::Mat &gray, int modules, std::vector<cv::Point2f
             if (contrast > 0) rises[1 - k % 2].push_back(g0 / contrast);
         }
         if (points.size() < 3) { ok = false; break; }
-        // Weighted total least squares: the line through the weighted centroid along the
-        // principal direction.
-        double sw = 0, mx = 0, my = 0;
-        for (size_t i = 0; i < points.size(); ++i) { sw += weights[i]; mx += weights[i] * points[i].x; my += weights[i] * points[i].y; }
-        mx /= sw; my /= sw;
-        double sxx = 0, sxy = 0, syy = 0;
-        for (size_t i = 0; i < points.size(); ++i) {
-            const double dx = points[i].x - mx, dy = points[i].y - my;
-            sxx += weights[i] * dx * dx; sxy += weights[i] * dx * dy; syy += weights[i] * dy * dy;
-        }
-        const double theta = 0.5 * std::atan2(2 * sxy, sxx - syy);  // direction of the line
-        const double nx = -std::sin(theta), ny = std::cos(theta);
-        lines[k] = cv::Vec3d(nx, ny, -(nx * mx + ny * my));
+        const WeightedLine line = fit_weighted_line(points, weights);
+        const double nx = -std::sin(line.angle), ny = std::cos(line.angle);
+        lines[k] = cv::Vec3d(nx, ny, -(nx * line.centre.x + ny * line.centre.y));
     }
     if (!ok) return;
     blur = cv::Vec2d(blur_of_rises(rises[0]), blur_of_rises(rises[1]));
