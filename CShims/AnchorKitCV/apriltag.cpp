@@ -26,18 +26,15 @@ struct ak_apriltag_detector {
     void (*destroy_family)(apriltag_family_t *) = nullptr;  // null for an ArUco family (owned below)
     std::unique_ptr<ArucoFamily> aruco;
     bool turned = false;  // libapriltag's codes are OpenCV's turned by 180 degrees (its own families)
+    // Always run on one thread: Debian's libapriltag 3.3.0 worker pool can crash a worker that
+    // wakes while tasks are being added (the task array is reallocated under it; fixed upstream by
+    // AprilRobotics/apriltag PR 339, after 3.3.0). Seen once in `swift test` with 2 threads.
     apriltag_detector_t *detector = nullptr;
-    // libapriltag starts a new worker pool (joining the old one's threads and starting others,
-    // about 50 us) whenever a call's nthreads differs from its pool's. A small image is detected
-    // on one thread (see detect_apriltags), so two pools are kept, the other one parked in this
-    // detector without families, which only holds it (and destroys it with itself).
-    apriltag_detector_t *parked = nullptr;
-    int threads = 1;  // the configured thread count (libapriltag's nthreads)
+    int threads = 1;  // the configured thread count: a marker detector refines on as many
     int max_hamming = 0;
     std::vector<ak_apriltag_detection> tags;  // reused output of ak_apriltag_detect
 
     ~ak_apriltag_detector() {
-        if (parked) apriltag_detector_destroy(parked);
         if (detector) apriltag_detector_destroy(detector);  // before the family it points to
         if (family && destroy_family) destroy_family(family);
     }
@@ -185,8 +182,7 @@ ak_status make_apriltag_detector(const char *fn, const ak_dictionary *dictionary
         d->family = &d->aruco->family;
     }
     d->detector = apriltag_detector_create();
-    d->parked = apriltag_detector_create();
-    if (!d->family || !d->detector || !d->parked) return fail(AK_ERR_INTERNAL, fn, "libapriltag could not allocate a detector");
+    if (!d->family || !d->detector) return fail(AK_ERR_INTERNAL, fn, "libapriltag could not allocate a detector");
     // OpenCV's rule, a share of the bits the codes can correct, up to libapriltag's limit: 0 for
     // DICT_4X4_50, whose codes are too close, 2 for 36h11. The correctable bits come from the
     // family's minimum distance h, (h - 1) / 2: OpenCV 4.6 records 0 for its AprilTag
@@ -196,8 +192,8 @@ ak_status make_apriltag_detector(const char *fn, const ak_dictionary *dictionary
         : std::min(kMaxCorrectedBits, static_cast<int>(std::floor(error_correction_rate * correctable)));
     apriltag_detector_add_family_bits(d->detector, d->family, corrected);
     d->detector->quad_decimate = static_cast<float>(p.quad_decimate);
-    d->detector->nthreads = d->threads = p.threads;
-    d->parked->nthreads = 1;  // the small images' count, swapped with the detector's (detect_apriltags)
+    d->detector->nthreads = 1;  // see ak_apriltag_detector::detector
+    d->threads = p.threads;
     d->detector->refine_edges = p.refine_edges != 0;
     d->detector->qtp.min_white_black_diff = p.min_contrast;
     d->max_hamming = corrected;
@@ -217,20 +213,13 @@ void detect_apriltags(ak_apriltag_detector &detector, const cv::Mat &gray, std::
     CV_Assert(gray.type() == CV_8UC1);
     tags.clear();
     // quad_decimate is a field of the detector, read per call: this call's, then the configured
-    // one back. A small image gets one thread: libapriltag's pool wakes its workers at every stage,
-    // which costs more than the few rows save. The pool for that thread count is swapped in with
-    // it (see ak_apriltag_detector::parked).
+    // one back.
     const float configured = detector.detector->quad_decimate;
     detector.detector->quad_decimate = static_cast<float>(usable_decimation(std::max(static_cast<double>(configured), decimation)));
     struct Restore {
         apriltag_detector_t *td; float decimate;
         ~Restore() { td->quad_decimate = decimate; }
     } restore{detector.detector, configured};
-    const int threads = static_cast<double>(gray.total()) < kSmallestThreadedPixels ? 1 : detector.threads;
-    if (detector.detector->nthreads != threads) {
-        std::swap(detector.detector->wp, detector.parked->wp);
-        std::swap(detector.detector->nthreads, detector.parked->nthreads);
-    }
     // libapriltag only reads the pixels (it copies them before any processing).
     image_u8_t image = {gray.cols, gray.rows, static_cast<int32_t>(gray.step[0]), const_cast<uint8_t *>(gray.ptr<uint8_t>())};
     zarray_t *found = apriltag_detector_detect(detector.detector, &image);

@@ -34,9 +34,8 @@ cv::Vec2d axis_modules(const std::vector<cv::Point2f> &quad, int modules) {
 // Runs body(m, scratch) for every marker m of det.corners: in order on the detector's own buffers,
 // or, with det.refinement_threads > 1 and at least two markers, one marker at a time on OpenCV's
 // threads (the calling one included), each marker with buffers of its own. A marker takes 20-200 us, so
-// even a small image's two or three markers gain from a second thread (unlike AprilTag 3's stages;
-// see kSmallestThreadedPixels). Each marker's refinement reads and writes only its own entries, so
-// the results are the same.
+// even a small image's two or three markers gain from a second thread. Each marker's refinement reads
+// and writes only its own entries, so the results are the same.
 template <class Body>
 void for_each_marker(ak_marker_detector &det, Body &&body) {
     const int count = static_cast<int>(det.corners.size());

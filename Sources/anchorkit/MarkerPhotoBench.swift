@@ -45,12 +45,10 @@ struct MarkerPhotoBench: ParsableCommand {
             }
             let sets = try MarkerPhotoSets.aprilTag(folder: folder + "/real-apriltag-photo")
                 + MarkerPhotoSets.aruco(folder: folder + "/opencv-aruco-photos")
-            // anchorkit runs a photo on every core (as `track --stills` does): libapriltag beside it
-            // as a new user gets it (one thread) and on as many cores.
+            // anchorkit refines a photo's markers on every core (as `track --stills` does);
+            // libapriltag beside it as a new user gets it (one thread).
             let stills = MarkerDetectionParameters().forStills()
-            let threads = stills.aprilTag?.threads ?? 1
             var tools: [MarkerBenchTool] = [MarkerDetectorTool.anchorKit(stills), AprilTagPeerTool(decimation: 1)]
-            if threads > 1 { tools.append(AprilTagPeerTool(decimation: 1, threads: threads)) }
             tools += [AprilTagPeerTool(decimation: 2), MarkerDetectorTool.openCV()]
             let loadBefore = MachineLoad.now()
             let measured = try MarkerPhotoRun.measure(sets, tools: tools, repeats: repeats)
@@ -389,19 +387,16 @@ final class MarkerDetectorTool: MarkerBenchTool {
 /// libapriltag's own detections (through the shim's ak_apriltag_detect, converted to OpenCV's
 /// convention), set up as a new user of the library gets it: apriltag_detector_create's defaults
 /// (refine_edges 1, quad_sigma 0, decode_sharpening 0.25), the family added with
-/// apriltag_detector_add_family (up to 2 bits corrected), one thread (or `threads`).
+/// apriltag_detector_add_family (up to 2 bits corrected), one thread.
 final class AprilTagPeerTool: MarkerBenchTool {
     let name: String
     private let decimation: Double
-    private let threads: Int
     private var detectors: [String: OpaquePointer] = [:]
     private var buffer = Array(repeating: ak_apriltag_detection(), count: 64)
 
-    init(decimation: Double, threads: Int = 1) {
+    init(decimation: Double) {
         self.decimation = decimation
-        self.threads = threads
         name = "libapriltag decimate \(decimation == decimation.rounded() ? String(Int(decimation)) : String(decimation))"
-            + (threads == 1 ? "" : " (\(threads) threads)")
     }
 
     deinit { detectors.values.forEach { ak_apriltag_detector_free($0) } }
@@ -418,7 +413,6 @@ final class AprilTagPeerTool: MarkerBenchTool {
         defer { ak_dictionary_free(native) }  // the detector keeps what it needs
         var params = shimDefaults(ak_apriltag_params(), ak_apriltag_params_default)
         params.quad_decimate = decimation
-        params.threads = Int32(clamping: threads)
         params.refine_edges = 1
         params.max_hamming = 2  // apriltag_detector_add_family's bits_corrected (the shim's default is 0)
         var created: OpaquePointer?

@@ -42,7 +42,7 @@ struct TrackingOptions: ParsableArguments {
     @Option(help: "AprilTag 3's quad decimation: quads are searched for at 1/D of the resolution (1, 1.5 or a whole number up to 8; default 1: tags down to ~12 px a side; 2 is faster but loses tags under ~25 px).")
     var apriltagDecimate: Double?
 
-    @Option(help: "AprilTag 3's worker threads (1...64, default 1).")
+    @Option(help: "Threads the markers found are refined on (1...64; default 1 for video, every core up to 4 for stills). AprilTag 3's own search runs on one.")
     var apriltagThreads: Int?
 
     @Option(help: "tracking or detect-every-frame: the naive per-frame baseline (OpenCV's ArUco detector, AprilTag dictionaries included, and its sub-pixel corners; no memory between frames) that benchmarks compare against.")

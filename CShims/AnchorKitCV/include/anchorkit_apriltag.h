@@ -22,7 +22,8 @@ typedef struct {
      * number up to 8: libapriltag's quad_decimate, which misplaces quads at other values); refined
      * edges bring the corners back to full resolution. */
     double quad_decimate;
-    /* libapriltag's worker threads (1 ... 64); a marker detector refines its markers on as many. */
+    /* Threads (1 ... 64) a marker detector refines its markers on. libapriltag's own search runs on
+     * one whatever this is: the worker pool of Debian's 3.3.0 can crash (fixed upstream after it). */
     int threads;
     /* 1: libapriltag fits each quad's edges to the full-resolution gradients (its refine_edges). */
     int refine_edges;

@@ -29,10 +29,11 @@ public struct MarkerDetectionParameters: Sendable, Equatable {
             get { native.quad_decimate }
             set { native.quad_decimate = newValue }
         }
-        /// libapriltag's worker threads (1...64); nil (the default) chooses: 1 for video, where
-        /// the tracker's other stages (decoding ahead) already use the other cores and one thread
-        /// costs the least CPU time, and every core up to 4 for still photos (``forStills()``),
-        /// where nothing else runs beside the detection (figures: Benchmarks/README.md).
+        /// Threads the markers found are refined on (1...64; libapriltag's own search runs on one:
+        /// the worker pool of Debian's libapriltag 3.3.0 can crash); nil (the default) chooses: 1
+        /// for video, where the tracker's other stages (decoding ahead) already use the other
+        /// cores, and every core up to 4 for still photos (``forStills()``), where nothing else
+        /// runs beside the detection (figures: Benchmarks/README.md).
         public var threads: Int?
         /// Codes up to this many bits from a valid one are corrected (0...2); nil: OpenCV's rule,
         /// `errorCorrectionRate` times the bits the dictionary can correct, up to 2 (2 for the
@@ -76,7 +77,7 @@ public struct MarkerDetectionParameters: Sendable, Equatable {
         case template = 4
     }
 
-    /// These parameters for still photos: libapriltag's threads, when not chosen, on every core
+    /// These parameters for still photos: the refinement's threads, when not chosen, on every core
     /// (up to 4), since a photo's detection has no other stage to share the machine with, and its
     /// quad search, when not chosen, above ``AprilTag/stillContrast``.
     public func forStills() -> MarkerDetectionParameters {
