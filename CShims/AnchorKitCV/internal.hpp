@@ -434,7 +434,6 @@ HeaderCheck read_image_header(const char *path, ImageHeader &header);
 // a JPEG that is cut short or whose data libjpeg finds corrupt; true for other formats.
 bool image_file_is_whole(const char *path, const ImageHeader &header, char *problem, size_t capacity);
 
-
 // The tags AprilTag 3 finds in an 8-bit gray image, converted to AnchorKit's convention (see
 // anchorkit_apriltag.h), into `tags` (cleared first), quads searched at 1 / `decimation` of the
 // resolution or the detector's own decimation if larger (apriltag.cpp).

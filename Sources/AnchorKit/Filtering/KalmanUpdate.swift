@@ -6,20 +6,22 @@
 package struct KalmanUpdate {
     /// `S⁻¹`: the squared Mahalanobis distance of an innovation `y` is `yᵀ S⁻¹ y`.
     package let innovationCovarianceInverse: DenseMatrix
-    /// `K`, state rows by measurement rows.
-    package let gain: DenseMatrix
-    /// `P - K H P`.
-    package let covariance: DenseMatrix
+    private let p: DenseMatrix, h: DenseMatrix, ht: DenseMatrix
 
-    /// Nil when `S` cannot be inverted.
+    /// Nil when `S` cannot be inverted. Only `S⁻¹` is computed here: a gate needs no more.
     package init?(covariance p: DenseMatrix, measuring h: DenseMatrix, noise r: DenseMatrix) {
         let ht = h.transposed
         guard let sInverse = (h * p * ht + r).inverse else { return nil }
         innovationCovarianceInverse = sInverse
-        gain = p * ht * sInverse
-        covariance = p - gain * h * p
+        self.p = p; self.h = h; self.ht = ht
     }
 
     /// The squared Mahalanobis distance `yᵀ S⁻¹ y` of innovation `y` (a column).
     package func distance(of y: DenseMatrix) -> Double { (y.transposed * innovationCovarianceInverse * y)[0, 0] }
+
+    /// `K` (state rows by measurement rows) and `P - K H P`.
+    package func gainAndCovariance() -> (gain: DenseMatrix, covariance: DenseMatrix) {
+        let gain = p * ht * innovationCovarianceInverse
+        return (gain, p - gain * h * p)
+    }
 }

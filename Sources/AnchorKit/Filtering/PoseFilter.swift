@@ -79,12 +79,13 @@ public struct PoseFilter: Sendable {
             self = PoseFilter(pose: measurement, covariance: c, time: time, parameters: parameters)
             return pose
         }
-        let v = (update.gain * y).values
+        let (gain, updatedCovariance) = update.gainAndCovariance()
+        let v = (gain * y).values
         pose = Transform(rotation: (Matrix3.exp(SIMD3(v[0], v[1], v[2])) * prior.rotation).orthonormalized,
                          translation: prior.translation + SIMD3(v[6], v[7], v[8]))
         omega += SIMD3(v[3], v[4], v[5])
         velocity += SIMD3(v[9], v[10], v[11])
-        covariance = update.covariance
+        covariance = updatedCovariance
         self.time = time
         return pose
     }

@@ -46,11 +46,12 @@ package enum GravityAlignment {
         let innovation = DenseMatrix(vector: [0 - up.x, 1 - up.y, 0 - up.z])
         guard let update = KalmanUpdate(covariance: covariance, measuring: h,
                                         noise: DenseMatrix.identity(3, scale: gravitySigma * gravitySigma)) else { return nil }
-        let step = update.gain * innovation
+        let (gain, updatedCovariance) = update.gainAndCovariance()
+        let step = gain * innovation
         guard step.values.allSatisfy(\.isFinite) else { return nil }
         let turn = SIMD3(step.values[0], step.values[1], step.values[2]), shift = SIMD3(step.values[3], step.values[4], step.values[5])
         return (Transform(rotation: (Matrix3.exp(turn) * worldFromCamera.rotation).orthonormalized,
                           translation: worldFromCamera.translation + shift),
-                update.covariance)
+                updatedCovariance)
     }
 }

@@ -59,13 +59,14 @@ struct OrbitSmoother {
             reset()
             return pose
         }
-        let updated = predicted + update.gain * innovation
+        let (gain, updatedCovariance) = update.gainAndCovariance()
+        let updated = predicted + gain * innovation
         guard updated.values.allSatisfy(\.isFinite) else {
             reset()
             return pose
         }
         state = updated.values
-        covariance = update.covariance
+        covariance = updatedCovariance
         self.last = (frame, time)
         let centre = SIMD3(state[0], state[1], state[2])
         let before = target - measured, after = target - centre
