@@ -82,6 +82,8 @@ public struct TrajectoryScorer {
         let spread = truthPositions.map { length($0 - centre) }.max() ?? 0
         let scaleError = metric.count >= 3 && spread >= Self.leastSpreadForScale
             ? Fitted.ate(metric, truthByFrame, withScale: true).map { 100 * ($0.fit.scale - 1) } : nil
+        let windows = metric.count >= 3 ? Self.scaleWindows(metric, truthByFrame, relativeTo: 1)
+            : Self.scaleWindows(arbitrary, truthByFrame, relativeTo: fit.scale)
         let sortedTruth = truth.sorted { $0.frame < $1.frame }
         let path = zip(sortedTruth, sortedTruth.dropFirst())
             .map { length($1.camera.transform.translation - $0.camera.transform.translation) }.reduce(0, +)
@@ -132,10 +134,39 @@ public struct TrajectoryScorer {
             alignment: metric.count >= 3 ? .rigid : .similarity, alignmentScale: fit.scale,
             absoluteTrajectoryErrorRMS: rms, pathLength: path, absoluteTrajectoryErrorPercent: path > 0 ? 100 * rms / path : nil,
             arbitraryScaleFrames: metric.count >= 3 ? arbitrary.count : 0, arbitraryScaleErrorRMS: before,
-            metricScaleErrorPercent: scaleError,
+            metricScaleErrorPercent: scaleError, scaleWindows: windows,
             timeToNormal: firstNormal?.time, frameOfFirstNormal: firstNormal?.frame, losses: losses, regains: regains,
             anchorDriftCentimetres: drift.mapValues { $0 * 100 }, anchorErrorCentimetres: anchorError.mapValues { $0 * 100 },
             statedAccuracy: stated)
+    }
+
+    /// Seconds of stream time each of ``TrajectoryScore/scaleWindows`` spans.
+    static let scaleWindowSeconds = 2.0
+
+    /// The scale of `lines` window by window: consecutive ``scaleWindowSeconds`` from the first
+    /// line, each aligned to the truth by a similarity of its own, whose scale is given as
+    /// 100 (s / `reference` - 1) %: with `reference` 1 on metric frames, how far the unit is from
+    /// a metre there; with the whole stream's scale on arbitrary ones, how far the unit strays from
+    /// its mean. An inertial scale refined during the stream changes the unit, which one
+    /// similarity over all metric frames blends. Windows with under half their span of frames or
+    /// a true camera that moved under ``leastSpreadForScale`` are left out.
+    static func scaleWindows(_ lines: [FrameUpdate], _ truthByFrame: [Int: FrameUpdate], relativeTo reference: Double) -> [ScaleWindow] {
+        guard let start = lines.first?.time, reference > 0 else { return [] }
+        var windows: [[FrameUpdate]] = []
+        for line in lines {
+            let k = Int(((line.time - start) / scaleWindowSeconds).rounded(.down))
+            while windows.count <= k { windows.append([]) }
+            windows[k].append(line)
+        }
+        return windows.compactMap { window in
+            guard window.count >= 3, let first = window.first, let last = window.last,
+                  last.time - first.time >= scaleWindowSeconds / 2 else { return nil }
+            let positions = window.map { truthByFrame[$0.frame]!.camera.transform.translation }
+            let centre = positions.reduce(SIMD3<Double>.zero, +) / Double(positions.count)
+            guard positions.map({ length($0 - centre) }).max()! >= leastSpreadForScale,
+                  let fit = Fitted.ate(window, truthByFrame, withScale: true)?.fit else { return nil }
+            return ScaleWindow(startTime: first.time, endTime: last.time, errorPercent: 100 * (fit.scale / reference - 1))
+        }
     }
 
     /// How the scored frames' stated position accuracy (``CameraState/positionAccuracy``, in
@@ -198,6 +229,10 @@ public struct TrajectoryScore: Codable, Sendable {
     /// For metric streams: how far the world's unit is from a metre, percent (the scale of a
     /// similarity alignment of the metric frames, minus 1).
     public var metricScaleErrorPercent: Double?
+    /// The scale window by window (``TrajectoryScorer/scaleWindows(_:_:relativeTo:)``): of the
+    /// metric frames, each window's error against metres; of a stream that never became metric,
+    /// each window's unit against the stream's whole.
+    public var scaleWindows: [ScaleWindow]
     /// Seconds (stream time) and frame of the first `normal` tracking state.
     public var timeToNormal: Double?
     public var frameOfFirstNormal: Int?
@@ -223,6 +258,7 @@ public struct TrajectoryScore: Codable, Sendable {
             ("ATE (% of path)", tableCell(absoluteTrajectoryErrorPercent, 3) + " (path \(tableCell(pathLength, 2)) m)"),
             ("frames before metric, ATE (m)", "\(arbitraryScaleFrames), " + tableCell(arbitraryScaleErrorRMS, 4)),
             ("metric scale error (%)", tableCell(metricScaleErrorPercent, 2)),
+            (alignment == .rigid ? "metric scale error per 2 s (%)" : "scale change per 2 s (%)", scaleWindowsCell),
             ("time to normal (s)", tableCell(timeToNormal, 2) + (frameOfFirstNormal.map { " (frame \($0))" } ?? "")),
             ("tracking lost / regained", "\(losses) / \(regains)"),
         ]
@@ -238,6 +274,24 @@ public struct TrajectoryScore: Codable, Sendable {
         }
         return rows
     }
+}
+
+extension TrajectoryScore {
+    /// Each window's figure and span, and the largest in size: "+5.61 (5.13-7.10 s), ...; largest +5.61".
+    var scaleWindowsCell: String {
+        guard let largest = scaleWindows.max(by: { abs($0.errorPercent) < abs($1.errorPercent) }) else { return "-" }
+        func signed(_ x: Double) -> String { String(format: "%+.2f", x) }
+        return scaleWindows.map { "\(signed($0.errorPercent)) (\(tableCell($0.startTime))-\(tableCell($0.endTime)) s)" }
+            .joined(separator: ", ") + "; largest \(signed(largest.errorPercent))"
+    }
+}
+
+/// One window of ``TrajectoryScore/scaleWindows``: its first and last frames' times (s) and
+/// its scale figure (%).
+public struct ScaleWindow: Codable, Sendable, Equatable {
+    public var startTime: Double
+    public var endTime: Double
+    public var errorPercent: Double
 }
 
 /// How a trajectory is aligned to its ground truth before its error is measured.
