@@ -23,11 +23,12 @@ public struct InertialSample: Sendable, Equatable {
 /// whatever its scale; f: the specific force read; g: gravity in the map's world). With the map's
 /// positions `s` times too small, each triple gives three linear equations in 1/s, the
 /// accelerometer's bias b (camera axes) and g: Δ²p = (1/s) ∫ (T - |τ|) R f dτ - K b/s + T² g/s,
-/// K = ∫ (T - |τ|) R dτ. The map's positions, which carry the noise, are the regressand (as the
-/// regressor their noise would bias the scale low). Gravity is left free, so neither the gravity
-/// alignment nor a tilt of the map matters; its length coming out as 9.81 is the check that the fit
-/// holds. Solved by least squares once the walk is long enough and the scale's standard error
-/// small enough. The IMU is taken to sit at the camera's centre and to share its clock.
+/// K = ∫ (T - |τ|) R dτ. Both sides carry noise (the map's positions; the accelerometer and the
+/// map's rotations), so the fit weighs each by its variance, estimated from the residuals
+/// (``errorsInVariables(_:from:)``). Gravity is left free, so neither the gravity alignment nor a
+/// tilt of the map matters; its length coming out as 9.81 is the check that the fit holds. Solved
+/// once the walk is long enough and the scale's standard error small enough. The IMU is taken to
+/// sit at the camera's centre and to share its clock.
 struct InertialScaleEstimator {
     /// Half the span of each triple of frames, seconds: the accelerations are seen through a
     /// triangle this wide, which averages the map's position noise but also the motion (hand
@@ -103,7 +104,7 @@ struct InertialScaleEstimator {
         // Frames per half span, from the frame rate the times give.
         let rate = Double(lastFrame - firstFrame) / max(1e-9, poses[lastFrame]!.time - poses[firstFrame]!.time)
         // Per triple and axis: Δ²p, ∫ (T - |τ|) R f dτ, the row of K, and T².
-        var equations: [(d: Double, force: Double, kernel: SIMD3<Double>, spanSquared: Double, axis: Int)] = []
+        var equations: [Equation] = []
         for halfSpan in halfSpans {
             let k = max(1, Int((halfSpan * rate).rounded()))
             for i in frames {
@@ -119,10 +120,10 @@ struct InertialScaleEstimator {
             }
         }
         guard equations.count >= 30 else { return nil }
-        // Both sides carry noise: the map's positions (Δ²p) and, through the map's rotation errors
-        // times gravity, the rotated forces. Least squares with either as the regressor biases the
-        // scale toward the other (low with Δ²p, high with the forces: measured 0.7 % and 3 % on
-        // room-walk-plain after 5 s); their geometric mean, the reduced-major-axis fit, lies between.
+        // Both sides carry noise: the map's positions (Δ²p) and the rotated forces (the
+        // accelerometer's noise, and the map's rotation errors times gravity). Least squares with
+        // either as the regressor biases the scale toward the other; their geometric mean starts
+        // the fit that weighs both (errorsInVariables).
         // Forward, x = [s, b (3), g (3)]: s Δ²p + K b - T² g = ∫ (T - |τ|) R f dτ.
         let forward = Self.leastSquares(equations.map { e in
             var row = [e.d] + Array([e.kernel.x, e.kernel.y, e.kernel.z]) + [0, 0, 0]
@@ -136,10 +137,74 @@ struct InertialScaleEstimator {
             return (row, e.d)
         })
         guard let forward, let reverse, forward.x[0] > 0, reverse.x[0] > 0 else { return nil }
-        let scale = (forward.x[0] / reverse.x[0]).squareRoot()
-        let relativeError = max(forward.standardError / forward.x[0], reverse.standardError / reverse.x[0])
-        return (scale, relativeError, SIMD3(reverse.x[1], reverse.x[2], reverse.x[3]) * scale,
-                SIMD3(reverse.x[4], reverse.x[5], reverse.x[6]) * scale)
+        return Self.errorsInVariables(equations, from: (forward.x[0] / reverse.x[0]).squareRoot())
+    }
+
+    /// One equation of ``solve()``, per triple and axis: Δ²p, ∫ (T - |τ|) R f dτ, the row of K, T².
+    private typealias Equation = (d: Double, force: Double, kernel: SIMD3<Double>, spanSquared: Double, axis: Int)
+
+    /// The scale that weighs both sides' noise (Deming's regression: the maximum-likelihood line
+    /// when both carry Gaussian noise). The forward residual s Δ²p + K b - T² g - ∫ (T - |τ|) R f dτ
+    /// of an equation has the variance s² σ² (the map's position noise through Δ²p: the same at
+    /// every span) + c T³ (white accelerometer noise under the triangle grows as T³); both terms
+    /// are fitted to the squared residuals at `start`. The scale minimises the squares weighted by
+    /// those variances, b and g refitted for each s (a bracket of ±30 % around `start`, then a
+    /// golden-section search); its standard error is from the cost's curvature there. On the
+    /// rooms' first fits it halved the error of the geometric mean `start` (figures:
+    /// Benchmarks/README.md, "Metric scale from an inertial log").
+    private static func errorsInVariables(_ equations: [Equation], from start: Double)
+        -> (scale: Double, relativeError: Double, bias: SIMD3<Double>, gravity: SIMD3<Double>)? {
+        func residual(_ e: Equation, _ s: Double, _ x: [Double]) -> Double {
+            e.force - s * e.d - (x[0] * e.kernel.x + x[1] * e.kernel.y + x[2] * e.kernel.z) + x[3 + e.axis] * e.spanSquared
+        }
+        // b and g for scale s, and the weighted squares; weights nil: unweighted.
+        func fitted(_ s: Double, weights: [Double]?) -> (x: [Double], cost: Double)? {
+            guard let solved = leastSquares(equations.indices.map { i in
+                let e = equations[i], w = weights.map { $0[i].squareRoot() } ?? 1
+                var row = [w * e.kernel.x, w * e.kernel.y, w * e.kernel.z, 0, 0, 0]
+                row[3 + e.axis] = -w * e.spanSquared
+                return (row, w * (e.force - s * e.d))
+            }) else { return nil }
+            let cost = equations.indices.reduce(0.0) { sum, i in
+                let r = residual(equations[i], s, solved.x)
+                return sum + (weights?[i] ?? 1) * r * r
+            }
+            return (solved.x, cost)
+        }
+        // The noise model from the residuals at the start: r² ~ a + c T³ (a = s² σ² at s = start).
+        guard let plain = fitted(start, weights: nil) else { return nil }
+        let residuals = equations.map { residual($0, start, plain.x) }
+        guard let noise = leastSquares(zip(equations, residuals).map { e, r in
+            ([1, e.spanSquared * e.spanSquared.squareRoot()], r * r)
+        }) else { return nil }
+        let floor = 1e-12 * max(1e-300, residuals.reduce(0) { $0 + $1 * $1 } / Double(residuals.count))
+        let positionTerm = max(floor, noise.x[0]), forceTerm = max(floor, noise.x[1])
+        func weights(_ s: Double) -> [Double] {
+            let position = positionTerm * (s / start) * (s / start)
+            return equations.map { e -> Double in
+                let cubed = e.spanSquared * e.spanSquared.squareRoot()
+                return 1 / (forceTerm * cubed + position)
+            }
+        }
+        func cost(_ s: Double) -> Double { fitted(s, weights: weights(s))?.cost ?? .infinity }
+        // A coarse scan, then golden-section search in the best bracket.
+        let steps = 60
+        let grid = (0...steps).map { start * (0.7 + 0.6 * Double($0) / Double(steps)) }
+        let costs = grid.map(cost)
+        guard let best = costs.indices.min(by: { costs[$0] < costs[$1] }), costs[best].isFinite else { return nil }
+        var lo = grid[max(0, best - 1)], hi = grid[min(steps, best + 1)]
+        let ratio = (5.0.squareRoot() - 1) / 2
+        for _ in 0..<40 {
+            let a = hi - ratio * (hi - lo), b = lo + ratio * (hi - lo)
+            if cost(a) < cost(b) { hi = b } else { lo = a }
+        }
+        let scale = (lo + hi) / 2
+        guard let final = fitted(scale, weights: weights(scale)) else { return nil }
+        let h = 1e-3 * scale, curvature = (cost(scale + h) - 2 * final.cost + cost(scale - h)) / (h * h)
+        let dof = Double(max(1, equations.count - 7))
+        guard curvature > 0 else { return nil }
+        let standardError = (2 * (final.cost / dof) / curvature).squareRoot()
+        return (scale, standardError / scale, SIMD3(final.x[0], final.x[1], final.x[2]), SIMD3(final.x[3], final.x[4], final.x[5]))
     }
 
     /// The least-squares solution of `rows` (coefficients, value) and the first unknown's standard
