@@ -77,10 +77,7 @@ public struct TrajectoryScorer {
         let before = metric.count >= 3 && arbitrary.count >= 3 ? Fitted.ate(arbitrary, truthByFrame, withScale: true)?.rms : nil
         // How far the metric unit is from metres: the scale a similarity would still apply. A
         // camera that barely moved (a tripod) has no scale to measure.
-        let truthPositions = metric.compactMap { truthByFrame[$0.frame]?.camera.transform.translation }
-        let centre = truthPositions.reduce(SIMD3<Double>.zero, +) / Double(max(1, truthPositions.count))
-        let spread = truthPositions.map { length($0 - centre) }.max() ?? 0
-        let scaleError = metric.count >= 3 && spread >= Self.leastSpreadForScale
+        let scaleError = metric.count >= 3 && Self.truthSpread(of: metric, truthByFrame) >= Self.leastSpreadForScale
             ? Fitted.ate(metric, truthByFrame, withScale: true).map { 100 * ($0.fit.scale - 1) } : nil
         let windows = metric.count >= 3 ? Self.scaleWindows(metric, truthByFrame, relativeTo: 1)
             : Self.scaleWindows(arbitrary, truthByFrame, relativeTo: fit.scale)
@@ -140,6 +137,13 @@ public struct TrajectoryScorer {
             statedAccuracy: stated)
     }
 
+    /// How far the true camera of `lines` strays from its mean position at most, metres.
+    static func truthSpread(of lines: [FrameUpdate], _ truthByFrame: [Int: FrameUpdate]) -> Double {
+        let positions = lines.compactMap { truthByFrame[$0.frame]?.camera.transform.translation }
+        let centre = positions.reduce(SIMD3<Double>.zero, +) / Double(max(1, positions.count))
+        return positions.map { length($0 - centre) }.max() ?? 0
+    }
+
     /// Seconds of stream time each of ``TrajectoryScore/scaleWindows`` spans.
     static let scaleWindowSeconds = 2.0
 
@@ -161,9 +165,7 @@ public struct TrajectoryScorer {
         return windows.compactMap { window in
             guard window.count >= 3, let first = window.first, let last = window.last,
                   last.time - first.time >= scaleWindowSeconds / 2 else { return nil }
-            let positions = window.map { truthByFrame[$0.frame]!.camera.transform.translation }
-            let centre = positions.reduce(SIMD3<Double>.zero, +) / Double(positions.count)
-            guard positions.map({ length($0 - centre) }).max()! >= leastSpreadForScale,
+            guard truthSpread(of: window, truthByFrame) >= leastSpreadForScale,
                   let fit = Fitted.ate(window, truthByFrame, withScale: true)?.fit else { return nil }
             return ScaleWindow(startTime: first.time, endTime: last.time, errorPercent: 100 * (fit.scale / reference - 1))
         }

@@ -149,27 +149,38 @@ struct InertialScaleEstimator {
     /// every span) + c T³ (white accelerometer noise under the triangle grows as T³); both terms
     /// are fitted to the squared residuals at `start`. The scale minimises the squares weighted by
     /// those variances, b and g refitted for each s (a bracket of ±30 % around `start`, then a
-    /// golden-section search); its standard error is from the cost's curvature there. On the
-    /// rooms' first fits it halved the error of the geometric mean `start` (figures:
-    /// Benchmarks/README.md, "Metric scale from an inertial log").
+    /// golden-section search); its standard error is from the cost's curvature there (its
+    /// errors beside the geometric mean's: Benchmarks/README.md, "Metric scale from an inertial
+    /// log").
     private static func errorsInVariables(_ equations: [Equation], from start: Double)
         -> (scale: Double, relativeError: Double, bias: SIMD3<Double>, gravity: SIMD3<Double>)? {
         func residual(_ e: Equation, _ s: Double, _ x: [Double]) -> Double {
             e.force - s * e.d - (x[0] * e.kernel.x + x[1] * e.kernel.y + x[2] * e.kernel.z) + x[3 + e.axis] * e.spanSquared
         }
-        // b and g for scale s, and the weighted squares; weights nil: unweighted.
+        // b and g for scale s and the weighted squares (weights nil: unweighted), the normal
+        // equations summed in place: a fit runs some hundred times a solve, over every equation.
         func fitted(_ s: Double, weights: [Double]?) -> (x: [Double], cost: Double)? {
-            guard let solved = leastSquares(equations.indices.map { i in
-                let e = equations[i], w = weights.map { $0[i].squareRoot() } ?? 1
-                var row = [w * e.kernel.x, w * e.kernel.y, w * e.kernel.z, 0, 0, 0]
-                row[3 + e.axis] = -w * e.spanSquared
-                return (row, w * (e.force - s * e.d))
-            }) else { return nil }
-            let cost = equations.indices.reduce(0.0) { sum, i in
-                let r = residual(equations[i], s, solved.x)
-                return sum + (weights?[i] ?? 1) * r * r
+            var normal = DenseMatrix(rows: 6, columns: 6), rhs = [Double](repeating: 0, count: 6)
+            var row = [Double](repeating: 0, count: 6)
+            for (i, e) in equations.enumerated() {
+                let w = weights?[i] ?? 1, y = e.force - s * e.d
+                row[0] = e.kernel.x; row[1] = e.kernel.y; row[2] = e.kernel.z
+                row[3] = 0; row[4] = 0; row[5] = 0
+                row[3 + e.axis] = -e.spanSquared
+                for a in 0..<6 where row[a] != 0 {
+                    rhs[a] += w * row[a] * y
+                    for b in 0..<6 where row[b] != 0 { normal[a, b] += w * row[a] * row[b] }
+                }
             }
-            return (solved.x, cost)
+            guard let inverse = normal.inverse else { return nil }
+            var x = [Double](repeating: 0, count: 6)
+            for a in 0..<6 { for b in 0..<6 { x[a] += inverse[a, b] * rhs[b] } }
+            var cost = 0.0
+            for (i, e) in equations.enumerated() {
+                let r = residual(e, s, x)
+                cost += (weights?[i] ?? 1) * r * r
+            }
+            return (x, cost)
         }
         // The noise model from the residuals at the start: r² ~ a + c T³ (a = s² σ² at s = start).
         guard let plain = fitted(start, weights: nil) else { return nil }
@@ -177,8 +188,8 @@ struct InertialScaleEstimator {
         guard let noise = leastSquares(zip(equations, residuals).map { e, r in
             ([1, e.spanSquared * e.spanSquared.squareRoot()], r * r)
         }) else { return nil }
-        let floor = 1e-12 * max(1e-300, residuals.reduce(0) { $0 + $1 * $1 } / Double(residuals.count))
-        let positionTerm = max(floor, noise.x[0]), forceTerm = max(floor, noise.x[1])
+        let least = 1e-12 * max(1e-300, residuals.reduce(0) { $0 + $1 * $1 } / Double(residuals.count))
+        let positionTerm = max(least, noise.x[0]), forceTerm = max(least, noise.x[1])
         func weights(_ s: Double) -> [Double] {
             let position = positionTerm * (s / start) * (s / start)
             return equations.map { e -> Double in
@@ -194,9 +205,16 @@ struct InertialScaleEstimator {
         guard let best = costs.indices.min(by: { costs[$0] < costs[$1] }), costs[best].isFinite else { return nil }
         var lo = grid[max(0, best - 1)], hi = grid[min(steps, best + 1)]
         let ratio = (5.0.squareRoot() - 1) / 2
+        var a = hi - ratio * (hi - lo), b = lo + ratio * (hi - lo)
+        var costA = cost(a), costB = cost(b)
         for _ in 0..<40 {
-            let a = hi - ratio * (hi - lo), b = lo + ratio * (hi - lo)
-            if cost(a) < cost(b) { hi = b } else { lo = a }
+            if costA < costB {
+                hi = b; b = a; costB = costA
+                a = hi - ratio * (hi - lo); costA = cost(a)
+            } else {
+                lo = a; a = b; costA = costB
+                b = lo + ratio * (hi - lo); costB = cost(b)
+            }
         }
         let scale = (lo + hi) / 2
         guard let final = fitted(scale, weights: weights(scale)) else { return nil }
