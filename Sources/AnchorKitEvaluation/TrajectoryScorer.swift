@@ -148,19 +148,28 @@ public struct TrajectoryScorer {
     static let scaleWindowSeconds = 2.0
 
     /// The scale of `lines` window by window: consecutive ``scaleWindowSeconds`` from the first
-    /// line, each aligned to the truth by a similarity of its own, whose scale is given as
+    /// line, and again from each line whose world was rescaled (``CameraState/worldRescale``), each
+    /// aligned to the truth by a similarity of its own, whose scale is given as
     /// 100 (s / `reference` - 1) %: with `reference` 1 on metric frames, how far the unit is from
     /// a metre there; with the whole stream's scale on arbitrary ones, how far the unit strays from
     /// its mean. An inertial scale refined during the stream changes the unit, which one
     /// similarity over all metric frames blends. Windows with under half their span of frames or
     /// a true camera that moved under ``leastSpreadForScale`` are left out.
     static func scaleWindows(_ lines: [FrameUpdate], _ truthByFrame: [Int: FrameUpdate], relativeTo reference: Double) -> [ScaleWindow] {
-        guard let start = lines.first?.time, reference > 0 else { return [] }
-        var windows: [[FrameUpdate]] = []
+        guard var start = lines.first?.time, reference > 0 else { return [] }
+        var windows: [[FrameUpdate]] = [[]]
         for line in lines {
-            let k = Int(((line.time - start) / scaleWindowSeconds).rounded(.down))
-            while windows.count <= k { windows.append([]) }
-            windows[k].append(line)
+            if line.camera.worldRescale != nil, !windows[windows.count - 1].isEmpty {
+                start = line.time
+                windows.append([])
+            }
+            let end = start + scaleWindowSeconds
+            if line.time >= end {
+                // Whole windows from the segment's start: a gap in the stream may skip some.
+                start += scaleWindowSeconds * ((line.time - start) / scaleWindowSeconds).rounded(.down)
+                windows.append([])
+            }
+            windows[windows.count - 1].append(line)
         }
         return windows.compactMap { window in
             guard window.count >= 3, let first = window.first, let last = window.last,

@@ -18,14 +18,22 @@ public struct CameraState: Equatable, Sendable {
     /// position yet (a camera that has only turned). The stream's optional
     /// `camera.positionAccuracy`.
     public var positionAccuracy: Double?
+    /// On the frame whose world was rescaled (a target of known size, an inertial log or position
+    /// fixes gave the metric scale, or refined it): the factor every world length was multiplied
+    /// by, about the world's origin. Anchors the session holds move with it; content an engine
+    /// placed at world coordinates of its own should be scaled the same way. Nil on every other
+    /// frame. The stream's optional `camera.rescaled`.
+    public var worldRescale: Double?
 
     public init(transform: Transform = .identity, trackingState: TrackingState = .normal,
-                intrinsics: CameraIntrinsics, scale: WorldScale? = nil, positionAccuracy: Double? = nil) {
+                intrinsics: CameraIntrinsics, scale: WorldScale? = nil, positionAccuracy: Double? = nil,
+                worldRescale: Double? = nil) {
         self.transform = transform
         self.trackingState = trackingState
         self.intrinsics = intrinsics
         self.scale = scale
         self.positionAccuracy = positionAccuracy
+        self.worldRescale = worldRescale
     }
 
     /// The view matrix, `camera_from_world` (ARCamera.viewMatrix for landscape-right), column-major.

@@ -52,7 +52,7 @@ extension CodingUserInfoKey {
 
 extension FrameUpdate: Codable {
     enum CodingKeys: String, CodingKey { case frame, time, image, camera, geoTracking, anchors }
-    enum CameraKeys: String, CodingKey { case transform, tracking, reason, scale, positionAccuracy, ambientIntensity, ambientColorTemperature }
+    enum CameraKeys: String, CodingKey { case transform, tracking, reason, scale, positionAccuracy, rescaled, ambientIntensity, ambientColorTemperature }
 
     public init(from decoder: Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
@@ -78,7 +78,8 @@ extension FrameUpdate: Codable {
         }
         camera = CameraState(transform: transform, trackingState: state, intrinsics: intrinsics,
                              scale: try cam.decodeIfPresent(WorldScale.self, forKey: .scale),
-                             positionAccuracy: try cam.decodeIfPresent(Double.self, forKey: .positionAccuracy))
+                             positionAccuracy: try cam.decodeIfPresent(Double.self, forKey: .positionAccuracy),
+                             worldRescale: try cam.decodeIfPresent(Double.self, forKey: .rescaled))
         if let intensity = try cam.decodeIfPresent(Double.self, forKey: .ambientIntensity) {
             lightEstimate = LightEstimate(ambientIntensity: intensity,
                                           ambientColorTemperature: try cam.decodeIfPresent(Double.self, forKey: .ambientColorTemperature))
@@ -100,6 +101,7 @@ extension FrameUpdate: Codable {
         try cam.encodeIfPresent(camera.scale, forKey: .scale)
         // A tenth of a millimetre: finer than any stated accuracy, and short lines.
         try cam.encodeIfPresent(camera.positionAccuracy.map { ($0 * 10_000).rounded() / 10_000 }, forKey: .positionAccuracy)
+        try cam.encodeIfPresent(camera.worldRescale, forKey: .rescaled)
         if let light = lightEstimate {
             // A tenth of a lumen and a kelvin: finer than any estimate, and short lines.
             try cam.encode((light.ambientIntensity * 10).rounded() / 10, forKey: .ambientIntensity)

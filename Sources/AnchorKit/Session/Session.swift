@@ -20,6 +20,8 @@ public final class Session {
     private var scale: ScaleEstimator?
     /// The map's scale from the inertial log (``Configuration/inertial``), with visual odometry.
     private var inertialScale: InertialScaleEstimator?
+    /// The factor `locate` rescaled the world by in this frame, for its camera (``CameraState/worldRescale``).
+    private var worldRescale: Double?
     /// With ``Configuration/cameraHeight``: the camera's heights in the aligned world so far.
     private var cameraHeights: [Double] = []
     private var fusion = AnchorFusion()
@@ -181,7 +183,9 @@ public final class Session {
         }
         let observations = try observeSideBySide(frame)
         let locating = StageProfile.now()
-        let camera = try locate(frame, observations: observations)
+        var camera = try locate(frame, observations: observations)
+        camera.worldRescale = worldRescale
+        worldRescale = nil
         if world != nil { ownProfile.add(.worldTracking, since: locating) }
 
         var events = AnchorEvents()
@@ -398,6 +402,7 @@ public final class Session {
             var byFixes = false
             if factor == nil, location.scale == .arbitrary, let metres = geo?.metricScale { (factor, byFixes) = (metres, true) }
             if let factor {
+                worldRescale = factor
                 world.rescale(by: factor)
                 planes?.rescale(by: factor)
                 levelSweep.rescale(by: factor)
