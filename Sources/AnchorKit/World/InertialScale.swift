@@ -125,19 +125,23 @@ struct InertialScaleEstimator {
         // either as the regressor biases the scale toward the other; their geometric mean starts
         // the fit that weighs both (errorsInVariables).
         // Forward, x = [s, b (3), g (3)]: s Δ²p + K b - T² g = ∫ (T - |τ|) R f dτ.
-        let forward = Self.leastSquares(equations.map { e in
-            var row = [e.d] + Array([e.kernel.x, e.kernel.y, e.kernel.z]) + [0, 0, 0]
+        let forward = Self.leastSquares(count: equations.count, unknowns: 7) { i, row in
+            let e = equations[i]
+            (row[0], row[1], row[2], row[3]) = (e.d, e.kernel.x, e.kernel.y, e.kernel.z)
+            (row[4], row[5], row[6]) = (0, 0, 0)
             row[4 + e.axis] = -e.spanSquared
-            return (row, e.force)
-        })
+            return (e.force, 1)
+        }
         // Reverse, x = [1/s, b/s (3), g/s (3)]: Δ²p = (1/s) ∫ (T - |τ|) R f dτ - K b/s + T² g/s.
-        let reverse = Self.leastSquares(equations.map { e in
-            var row = [e.force] + Array([-e.kernel.x, -e.kernel.y, -e.kernel.z]) + [0, 0, 0]
+        let reverse = Self.leastSquares(count: equations.count, unknowns: 7) { i, row in
+            let e = equations[i]
+            (row[0], row[1], row[2], row[3]) = (e.force, -e.kernel.x, -e.kernel.y, -e.kernel.z)
+            (row[4], row[5], row[6]) = (0, 0, 0)
             row[4 + e.axis] = e.spanSquared
-            return (row, e.d)
-        })
-        guard let forward, let reverse, forward.x[0] > 0, reverse.x[0] > 0 else { return nil }
-        return Self.errorsInVariables(equations, from: (forward.x[0] / reverse.x[0]).squareRoot())
+            return (e.d, 1)
+        }
+        guard let forward, let reverse, forward[0] > 0, reverse[0] > 0 else { return nil }
+        return Self.errorsInVariables(equations, from: (forward[0] / reverse[0]).squareRoot())
     }
 
     /// One equation of ``solve()``, per triple and axis: Δ²p, ∫ (T - |τ|) R f dτ, the row of K, T².
@@ -157,24 +161,14 @@ struct InertialScaleEstimator {
         func residual(_ e: Equation, _ s: Double, _ x: [Double]) -> Double {
             e.force - s * e.d - (x[0] * e.kernel.x + x[1] * e.kernel.y + x[2] * e.kernel.z) + x[3 + e.axis] * e.spanSquared
         }
-        // b and g for scale s and the weighted squares (weights nil: unweighted), the normal
-        // equations summed in place: a fit runs some hundred times a solve, over every equation.
+        // b and g for scale s and the weighted squares (weights nil: unweighted).
         func fitted(_ s: Double, weights: [Double]?) -> (x: [Double], cost: Double)? {
-            var normal = DenseMatrix(rows: 6, columns: 6), rhs = [Double](repeating: 0, count: 6)
-            var row = [Double](repeating: 0, count: 6)
-            for (i, e) in equations.enumerated() {
-                let w = weights?[i] ?? 1, y = e.force - s * e.d
-                row[0] = e.kernel.x; row[1] = e.kernel.y; row[2] = e.kernel.z
-                row[3] = 0; row[4] = 0; row[5] = 0
+            guard let x = leastSquares(count: equations.count, unknowns: 6, { i, row in
+                let e = equations[i]
+                (row[0], row[1], row[2], row[3], row[4], row[5]) = (e.kernel.x, e.kernel.y, e.kernel.z, 0, 0, 0)
                 row[3 + e.axis] = -e.spanSquared
-                for a in 0..<6 where row[a] != 0 {
-                    rhs[a] += w * row[a] * y
-                    for b in 0..<6 where row[b] != 0 { normal[a, b] += w * row[a] * row[b] }
-                }
-            }
-            guard let inverse = normal.inverse else { return nil }
-            var x = [Double](repeating: 0, count: 6)
-            for a in 0..<6 { for b in 0..<6 { x[a] += inverse[a, b] * rhs[b] } }
+                return (e.force - s * e.d, weights?[i] ?? 1)
+            }) else { return nil }
             var cost = 0.0
             for (i, e) in equations.enumerated() {
                 let r = residual(e, s, x)
@@ -185,17 +179,16 @@ struct InertialScaleEstimator {
         // The noise model from the residuals at the start: r² ~ a + c T³ (a = s² σ² at s = start).
         guard let plain = fitted(start, weights: nil) else { return nil }
         let residuals = equations.map { residual($0, start, plain.x) }
-        guard let noise = leastSquares(zip(equations, residuals).map { e, r in
-            ([1, e.spanSquared * e.spanSquared.squareRoot()], r * r)
+        let cubes = equations.map { $0.spanSquared * $0.spanSquared.squareRoot() }  // T³
+        guard let noise = leastSquares(count: equations.count, unknowns: 2, { i, row in
+            (row[0], row[1]) = (1, cubes[i])
+            return (residuals[i] * residuals[i], 1)
         }) else { return nil }
         let least = 1e-12 * max(1e-300, residuals.reduce(0) { $0 + $1 * $1 } / Double(residuals.count))
-        let positionTerm = max(least, noise.x[0]), forceTerm = max(least, noise.x[1])
+        let positionTerm = max(least, noise[0]), forceTerm = max(least, noise[1])
         func weights(_ s: Double) -> [Double] {
             let position = positionTerm * (s / start) * (s / start)
-            return equations.map { e -> Double in
-                let cubed = e.spanSquared * e.spanSquared.squareRoot()
-                return 1 / (forceTerm * cubed + position)
-            }
+            return cubes.map { 1 / (forceTerm * $0 + position) }
         }
         func cost(_ s: Double) -> Double { fitted(s, weights: weights(s))?.cost ?? .infinity }
         // A coarse scan, then golden-section search in the best bracket.
@@ -225,25 +218,25 @@ struct InertialScaleEstimator {
         return (scale, standardError / scale, SIMD3(final.x[0], final.x[1], final.x[2]), SIMD3(final.x[3], final.x[4], final.x[5]))
     }
 
-    /// The least-squares solution of `rows` (coefficients, value) and the first unknown's standard
-    /// error; nil when the normal matrix is singular.
-    private static func leastSquares(_ rows: [([Double], Double)]) -> (x: [Double], standardError: Double)? {
-        let n = rows.first?.0.count ?? 0
+    /// The weighted least-squares solution over `count` rows of `unknowns` coefficients: `row(i, &r)`
+    /// sets every one of row i's coefficients in `r` (one buffer, reused) and returns its value and
+    /// weight. The normal equations are
+    /// summed in place (a solve fits some hundred times over every equation); nil when singular.
+    private static func leastSquares(count: Int, unknowns n: Int,
+                                     _ row: (Int, inout [Double]) -> (value: Double, weight: Double)) -> [Double]? {
         var normal = DenseMatrix(rows: n, columns: n), rhs = [Double](repeating: 0, count: n)
-        for (row, value) in rows {
-            for a in 0..<n {
-                rhs[a] += row[a] * value
-                for b in 0..<n { normal[a, b] += row[a] * row[b] }
+        var r = [Double](repeating: 0, count: n)
+        for i in 0..<count {
+            let (value, w) = row(i, &r)
+            for a in 0..<n where r[a] != 0 {
+                rhs[a] += w * r[a] * value
+                for b in 0..<n where r[b] != 0 { normal[a, b] += w * r[a] * r[b] }
             }
         }
         guard let inverse = normal.inverse else { return nil }
         var x = [Double](repeating: 0, count: n)
         for a in 0..<n { for b in 0..<n { x[a] += inverse[a, b] * rhs[b] } }
-        let squares = rows.reduce(0.0) { sum, r in
-            let residual = zip(r.0, x).reduce(0) { $0 + $1.0 * $1.1 } - r.1
-            return sum + residual * residual
-        }
-        return (x, (squares / Double(max(1, rows.count - n)) * inverse[0, 0]).squareRoot())
+        return x
     }
 
     /// The tracked frames in order: times and rotations, for ``integrals(around:halfSpan:track:)``.
