@@ -20,8 +20,6 @@ public final class Session {
     private var scale: ScaleEstimator?
     /// The map's scale from the inertial log (``Configuration/inertial``), with visual odometry.
     private var inertialScale: InertialScaleEstimator?
-    /// The factor `locate` rescaled the world by in this frame, for its camera (``CameraState/worldRescale``).
-    private var worldRescale: Double?
     /// With ``Configuration/cameraHeight``: the camera's heights in the aligned world so far.
     private var cameraHeights: [Double] = []
     private var fusion = AnchorFusion()
@@ -183,9 +181,7 @@ public final class Session {
         }
         let observations = try observeSideBySide(frame)
         let locating = StageProfile.now()
-        var camera = try locate(frame, observations: observations)
-        camera.worldRescale = worldRescale
-        worldRescale = nil
+        let camera = try locate(frame, observations: observations)
         if world != nil { ownProfile.add(.worldTracking, since: locating) }
 
         var events = AnchorEvents()
@@ -375,18 +371,28 @@ public final class Session {
     /// gravity, made metric by targets of known size; or, where the world was founded on a target
     /// (``targetWorld``), the targets' pose until odometry joins it.
     private func locate(_ frame: Frame, observations: [TargetObservation]) throws -> CameraState {
-        let intrinsics = configuration.camera
-        guard let world else { return CameraState(transform: .identity, trackingState: .normal, intrinsics: intrinsics) }
+        guard let world else { return CameraState(transform: .identity, trackingState: .normal, intrinsics: configuration.camera) }
         if originTime == nil { frameTimes[frame.index] = frame.time }
         var location = try world.locate(frame, landmarks: landmarks(observations))
         if originTime == nil, let origin = world.originFrame {
             originTime = frameTimes[origin]
             frameTimes = [:]
         }
+        let rescale = makeMetric(&location, frame: frame, observations: observations, world: world)
+        var camera = try camera(of: location, frame: frame, observations: observations, world: world)
+        camera.worldRescale = rescale
+        return camera
+    }
+
+    /// Rescales the world (and `location`) when targets of known size, the inertial log, the
+    /// camera's height or position fixes give its metric scale, or the log refines it; returns
+    /// the factor, or nil when this frame leaves the world's unit as it was.
+    private func makeMetric(_ location: inout CameraLocation, frame: Frame, observations: [TargetObservation],
+                            world: WorldTracker) -> Double? {
+        var factor: Double?
         if let pose = location.worldFromCamera, location.trackingState == .normal {
             // Targets of known size, else the inertial log, whichever gives the scale first; the
             // log's scale is refined as the walk grows (unless targets gave it).
-            var factor: Double?
             if scale != nil, location.scale == .arbitrary {
                 factor = scale!.add(observations, points: world.trackedPoints, camera: configuration.camera)
             }
@@ -402,7 +408,6 @@ public final class Session {
             var byFixes = false
             if factor == nil, location.scale == .arbitrary, let metres = geo?.metricScale { (factor, byFixes) = (metres, true) }
             if let factor {
-                worldRescale = factor
                 world.rescale(by: factor)
                 planes?.rescale(by: factor)
                 levelSweep.rescale(by: factor)
@@ -418,6 +423,13 @@ public final class Session {
             }
         }
         odometryIsMetric = location.scale == .metric
+        return factor
+    }
+
+    /// The frame's camera in the session's world from the world tracker's `location`.
+    private func camera(of location: CameraLocation, frame: Frame, observations: [TargetObservation],
+                        world: WorldTracker) throws -> CameraState {
+        let intrinsics = configuration.camera
         guard case .visualOdometry = configuration.worldTracking else {
             // Recorded poses are used as they are.
             alignment = alignment ?? .identity
