@@ -137,7 +137,7 @@ struct BadInputTests {
         let binary = try #require(CLI.binary)
         let work = TemporaryFolder()
         let report = work.file("time.txt")
-        let r = try await CLI.run(arguments, timeout: 60, wrapper: ["/usr/bin/time", "-v", "-o", report, binary])
+        let r = try await CLI.run(arguments, timeout: 300, wrapper: ["/usr/bin/time", "-v", "-o", report, binary])
         let text = try String(contentsOfFile: report, encoding: .utf8)
         let line = try #require(text.split(separator: "\n").first { $0.contains("Maximum resident set size") })
         return (try #require(Int(line.split(separator: ":").last!.trimmingCharacters(in: .whitespaces))), r)

@@ -18,7 +18,7 @@ struct BatchTests {
     @Test func runsEveryJobAsTrackWouldThenSkipsThem() async throws {
         let work = TemporaryFolder()
         let manifest = try Self.manifest(in: work)
-        let r = try await CLITests.run(["batch", manifest, "--workers", "2", "--quiet"], timeout: 300)
+        let r = try await CLITests.run(["batch", manifest, "--workers", "2", "--quiet"], timeout: 900)
         #expect(r.status == 0, "stderr: \(r.stderr)")
         #expect(r.stdout.hasPrefix("batch: 2 jobs: 2 done, 0 skipped, 0 failed; 180 frames in "), "\(r.stdout)")
         let direct = TemporaryFolder()
@@ -31,7 +31,7 @@ struct BatchTests {
 
         // Resumed: nothing left to do, outputs untouched.
         let before = try FileManager.default.attributesOfItem(atPath: work.file("out/blur.jsonl"))[.modificationDate] as? Date
-        let again = try await CLITests.run(["batch", manifest, "--quiet"], timeout: 60)
+        let again = try await CLITests.run(["batch", manifest, "--quiet"], timeout: 300)
         #expect(again.status == 0, "stderr: \(again.stderr)")
         #expect(again.stdout.hasPrefix("batch: 2 jobs: 0 done, 2 skipped, 0 failed"), "\(again.stdout)")
         let after = try FileManager.default.attributesOfItem(atPath: work.file("out/blur.jsonl"))[.modificationDate] as? Date
@@ -41,12 +41,12 @@ struct BatchTests {
     @Test func shardsTogetherGiveTheWholeBatch() async throws {
         let whole = TemporaryFolder(), split = TemporaryFolder()
         let m1 = try Self.manifest(in: whole), m2 = try Self.manifest(in: split)
-        let w = try await CLITests.run(["batch", m1, "--quiet"], timeout: 300)
+        let w = try await CLITests.run(["batch", m1, "--quiet"], timeout: 900)
         #expect(w.status == 0, "stderr: \(w.stderr)")
         // Shard 0 from the command line, shard 1 as a Slurm array task (ids 5-6) would give it.
-        let s0 = try await CLITests.run(["batch", m2, "--shard", "0/2", "--quiet"], timeout: 300)
+        let s0 = try await CLITests.run(["batch", m2, "--shard", "0/2", "--quiet"], timeout: 900)
         #expect(s0.stdout.hasPrefix("batch: 1 jobs (shard 0/2): 1 done"), "\(s0.stdout) \(s0.stderr)")
-        let s1 = try await CLITests.run(["batch", m2, "--quiet"], timeout: 300,
+        let s1 = try await CLITests.run(["batch", m2, "--quiet"], timeout: 900,
                                         wrapper: ["/usr/bin/env", "SLURM_ARRAY_TASK_ID=6", "SLURM_ARRAY_TASK_MIN=5",
                                                   "SLURM_ARRAY_TASK_COUNT=2", try #require(CLITests.binary)])
         #expect(s1.stdout.hasPrefix("batch: 1 jobs (shard 1/2): 1 done"), "\(s1.stdout) \(s1.stderr)")
@@ -60,7 +60,7 @@ struct BatchTests {
     @Test func aFailedJobIsReportedAndTheOthersRun() async throws {
         let work = TemporaryFolder()
         let manifest = try Self.manifest(in: work, extra: #"{"input": "missing.mp4", "output": "out/missing.jsonl"}"#)
-        let r = try await CLITests.run(["batch", manifest, "--quiet"], timeout: 300)
+        let r = try await CLITests.run(["batch", manifest, "--quiet"], timeout: 900)
         #expect(r.status == 1)
         #expect(r.stdout.contains("batch: failed: line 3 missing.mp4: missing.mp4: no such file or folder"), "\(r.stdout)")
         #expect(r.stderr == "anchorkit: error: \(manifest): 1 of 3 jobs failed (see \(work.file("jobs.summary.json")))\n")

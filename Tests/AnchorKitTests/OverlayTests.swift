@@ -148,7 +148,7 @@ struct OverlayTests {
     @Test func renderAVideoWithTheDebugView() async throws {
         let out = TemporaryFolder()
         let r = try await CLITests.run(["render", Paths.dataset("images-still"), "--overlay", "image/graffiti=#1e90ffaa:layout=below:width=0.2",
-                                        "--debug", "-o", out.file("out.mp4"), "--quiet"], timeout: 120)
+                                        "--debug", "-o", out.file("out.mp4"), "--quiet"], timeout: 600)
         #expect(r.status == 0, "\(r.stderr)")
         let source = try VideoFileSource(path: out.file("out.mp4"), framesPerSecond: nil)
         var count = 0
