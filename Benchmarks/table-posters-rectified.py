@@ -108,6 +108,10 @@ def main():
     ap.add_argument('--names', default='graf,box')
     ap.add_argument('--anchorkit', default='.build-bench/release/anchorkit')
     a = ap.parse_args()
+    if not os.path.isfile(os.path.join(a.sequence, 'groundtruth.jsonl')):
+        sys.exit(f'table-posters-rectified: {a.sequence}: no groundtruth.jsonl (make one: anchorkit synth images-table)')
+    if not os.access(a.anchorkit, os.X_OK):
+        sys.exit(f'table-posters-rectified: no anchorkit at {a.anchorkit} (swift build -c release --scratch-path .build-bench, or --anchorkit)')
     truth = {}
     for line in open(os.path.join(a.sequence, 'groundtruth.jsonl')):
         record = json.loads(line)
