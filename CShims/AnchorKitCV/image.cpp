@@ -214,6 +214,24 @@ ak_status ak_image_resize(const ak_image *image, int width, int height, ak_image
     });
 }
 
+ak_status ak_image_warp_perspective(const ak_image *image, const double h[9], int width, int height, ak_image **out) {
+    static const char *fn = "ak_image_warp_perspective";
+    return guarded(fn, [&]() -> ak_status {
+        if (!out) return fail(AK_ERR_ARGUMENT, fn, "out is NULL");
+        *out = nullptr;
+        if (ak_status s = check_image(fn, image, "image")) return s;
+        if (ak_status s = check_size(fn, width, height)) return s;
+        if (!h) return fail(AK_ERR_ARGUMENT, fn, "h is NULL");
+        for (int k = 0; k < 9; ++k)
+            if (!std::isfinite(h[k])) return fail(AK_ERR_ARGUMENT, fn, "h must be finite");
+        cv::Mat dst;
+        cv::warpPerspective(image->mat, dst, cv::Mat(3, 3, CV_64F, const_cast<double *>(h)), cv::Size(width, height),
+                            cv::INTER_LINEAR | cv::WARP_INVERSE_MAP, cv::BORDER_CONSTANT, cv::Scalar::all(128));
+        *out = make_image(std::move(dst));
+        return AK_OK;
+    });
+}
+
 ak_status ak_image_motion_blur(const ak_image *image, double dx, double dy, ak_image **out) {
     static const char *fn = "ak_image_motion_blur";
     return guarded(fn, [&]() -> ak_status {

@@ -40,6 +40,10 @@ ak_status ak_image_convert(const ak_image *image, int channels, ak_image **out);
 /* Resizes to width x height (INTER_AREA when shrinking, INTER_LINEAR when growing). */
 ak_status ak_image_resize(const ak_image *image, int width, int height, ak_image **out);
 
+/* The width x height image whose pixel (u, v) is this image at H (u, v, 1), H row-major (pixel
+ * centres at integers); bilinear, mid-gray (128) where H lands outside the image. */
+ak_status ak_image_warp_perspective(const ak_image *image, const double h[9], int width, int height, ak_image **out);
+
 /* A copy blurred as by a camera moving (dx, dy) px during the exposure: averaged along that
  * segment, centred on each pixel (a uniform line kernel; borders replicated). At most 256 px. */
 ak_status ak_image_motion_blur(const ak_image *image, double dx, double dy, ak_image **out);

@@ -82,6 +82,13 @@ public final class Image: @unchecked Sendable {
         try Image.make("resize") { ak_image_resize(handle, Int32(width), Int32(height), $0) }
     }
 
+    /// The `width` x `height` image whose pixel (u, v) is this image at `sourceFromResult` (u, v)
+    /// (a homography, pixel centres at integers); mid-gray where it lands outside this image.
+    public func warped(by sourceFromResult: Matrix3, width: Int, height: Int) throws -> Image {
+        let h = sourceFromResult.rowMajor
+        return try Image.make("warp") { ak_image_warp_perspective(handle, h, Int32(width), Int32(height), $0) }
+    }
+
     /// A copy blurred as by a camera moving by `motion` (pixels, x right, y down) during the
     /// exposure: each pixel averaged along that segment, centred on it (at most 256 px long).
     public func motionBlurred(by motion: SIMD2<Double>) throws -> Image {

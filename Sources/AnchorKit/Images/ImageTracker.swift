@@ -147,6 +147,10 @@ public final class ImageTracker: AnchorTracker {
     private var lastLoss = Int.min / 2
     /// The frame of each reference's last closer look that did not find it.
     private var lastCloserLook: [Int: Int] = [:]
+    /// Level surfaces in view, seen from above (set by the session between frames from its
+    /// planes and last camera): searched too, every ``Parameters/closerLookInterval`` frames.
+    public var surfaceViews: [SurfaceView] = []
+    private var lastSurfaceLook = Int.min / 2
     /// Pose tracks by reference, kept while a target is lost so that a quick re-detection
     /// continues its track.
     private var poses: [Int: PlanarPoseTrack] = [:]
@@ -438,6 +442,42 @@ public final class ImageTracker: AnchorTracker {
                 lastCloserLook[reference] = frame.index
             }
         }
+        if !surfaceViews.isEmpty, frame.index - lastSurfaceLook >= parameters.closerLookInterval {
+            lastSurfaceLook = frame.index
+            for view in surfaceViews where targets.count < parameters.maximumTracked {
+                try look(at: view, gray: gray)
+            }
+        }
+    }
+
+    /// Searches `view` (a surface seen from above) for the references not followed; what it
+    /// finds is verified and aligned in the frame, its matches mapped back through the view.
+    private func look(at view: SurfaceView, gray: Image) throws {
+        let picture = try gray.warped(by: view.frameFromView, width: view.width, height: view.height)
+        var p = parameters.frameFeatures
+        p.maximumCount = parameters.closerLookFeatures
+        let features = try FeatureSet(image: picture, parameters: p)
+        guard features.count >= parameters.minimumMatches else { return }
+        let followed = Set(targets.map(\.reference))
+        var byReference: [Int: [FeatureMatch]] = [:]
+        for m in try references.index.match(features) where !followed.contains(m.reference) && m.isDistinctive(ratio: parameters.ratio) {
+            byReference[m.reference, default: []].append(m)
+        }
+        let candidates = byReference.filter { $0.value.count >= parameters.closerLookMatches }.sorted(by: Self.mostMatchedFirst)
+        for (reference, group) in candidates.prefix(3) where targets.count < parameters.maximumTracked {
+            if group.count >= parameters.minimumMatches {
+                let src = group.map { references.images[reference].features.points[$0.train] }
+                let dst = group.map { SIMD2<Float>(Homography.map(view.frameFromView, SIMD2<Double>(features.points[$0.query]))) }
+                if let target = try verifiedTarget(reference, from: src, to: dst, threshold: parameters.ransacThreshold, gray: gray) {
+                    targets.append(target)
+                    continue
+                }
+            }
+            if let target = try lookCloser(for: reference, around: group.map { features.points[$0.query] }, in: picture,
+                                           frameFromImage: view.frameFromView, gray: gray) {
+                targets.append(target)
+            }
+        }
     }
 
     /// Most matches first, ties in reference order: a dictionary's order changes from one run to
@@ -468,15 +508,17 @@ public final class ImageTracker: AnchorTracker {
     /// its features matched) lie together, in a window of ``Parameters/closerLookWindow`` pixels
     /// upsampled ``Parameters/closerLookScale`` times: a target 40-90 px wide has too few features
     /// at the frame's resolution, and more at twice it.
-    private func lookCloser(for reference: Int, around points: [SIMD2<Float>], gray: Image) throws -> Target? {
-        let side = min(parameters.closerLookWindow, min(gray.width, gray.height))
+    private func lookCloser(for reference: Int, around points: [SIMD2<Float>], in image: Image? = nil, frameFromImage: Matrix3? = nil,
+                            gray: Image) throws -> Target? {
+        let image = image ?? gray
+        let side = min(parameters.closerLookWindow, min(image.width, image.height))
         let centre = Self.densestWindowCentre(points, side: Float(side))
-        let x0 = min(max(0, Int(centre.x) - side / 2), gray.width - side), y0 = min(max(0, Int(centre.y) - side / 2), gray.height - side)
+        let x0 = min(max(0, Int(centre.x) - side / 2), image.width - side), y0 = min(max(0, Int(centre.y) - side / 2), image.height - side)
         // Matches spread over the frame are chance ones: a small target's lie together.
         let inside = points.filter { $0.x >= Float(x0) && $0.y >= Float(y0) && $0.x < Float(x0 + side) && $0.y < Float(y0 + side) }
         guard inside.count >= parameters.closerLookMatches else { return nil }
         let factor = parameters.closerLookScale
-        let window = try gray.cropped(x: x0, y: y0, width: side, height: side).resized(width: side * factor, height: side * factor)
+        let window = try image.cropped(x: x0, y: y0, width: side, height: side).resized(width: side * factor, height: side * factor)
         var p = parameters.frameFeatures
         p.maximumCount = parameters.closerLookFeatures
         let features = try FeatureSet(image: window, parameters: p)
@@ -486,7 +528,8 @@ public final class ImageTracker: AnchorTracker {
         guard matches.count >= parameters.minimumMatches else { return nil }
         // cv::resize maps pixel centres as x_window = (x + 0.5) * factor - 0.5.
         let f = Float(factor), origin = SIMD2(Float(x0), Float(y0))
-        let dst = matches.map { (features.points[$0.query] + 0.5) / f - 0.5 + origin }
+        var dst = matches.map { (features.points[$0.query] + 0.5) / f - 0.5 + origin }
+        if let frameFromImage { dst = dst.map { SIMD2<Float>(Homography.map(frameFromImage, SIMD2<Double>($0))) } }
         let src = matches.map { ref.features.points[$0.train] }
         return try verifiedTarget(reference, from: src, to: dst, threshold: parameters.ransacThreshold / Double(factor), gray: gray)
     }

@@ -235,6 +235,13 @@ public final class Session {
         events.added += planeEvents.added
         events.updated += planeEvents.updated
         events.removed += planeEvents.removed
+        if let images = trackers.lazy.compactMap({ $0 as? ImageTracker }).first, let planes {
+            // The next frame's top views, from this frame's camera: a frame old, as the view needs
+            // only to undo the foreshortening, and what it finds is aligned in the frame.
+            images.surfaceViews = camera.trackingState != .normal ? [] : planes.anchors.filter { $0.alignment == .horizontal }.compactMap {
+                SurfaceView(plane: $0.transform, extent: $0.extent, worldFromCamera: camera.transform, camera: configuration.camera)
+            }
+        }
         for tracked in trackedRaycasts { tracked.update(raycast(tracked.query)) }
         trackedRaycasts.removeAll { !$0.isTracking }
         let geoing = StageProfile.now()
