@@ -74,28 +74,49 @@ uint32_t BinaryLsh::key(const Table &table, const uint8_t *descriptor) const {
 void BinaryLsh::nearestTwo(const cv::Mat &queries, int *indices, int *distances) const {
     CV_Assert(queries.empty() || (queries.type() == CV_8U && queries.cols == kDescriptorBytes));
     const int n = queries.rows;
+    const size_t probes = tables_.size() * size_t(key_bits_ + 1);
     cv::parallel_for_(cv::Range(0, (n + kQueryBlock - 1) / kQueryBlock), [&](const cv::Range &blocks) {
+        // A query's probes read three arrays in a chain (bucket offsets, rows, descriptors), each
+        // read a cache miss in tables of megabytes. Followed probe by probe, the misses come one
+        // after another; here each stage's reads are all requested before any is used, so they
+        // overlap. The rows are then compared in the order the probes found them, as before.
+        std::vector<uint32_t> keys(probes), begins(probes), ends(probes), found;
         for (int q = blocks.start * kQueryBlock; q < std::min(n, blocks.end * kQueryBlock); ++q) {
             const uint8_t *d = queries.ptr<uint8_t>(q);
+            // Each table's own key, then the keys one bit away (multi-probe level 1).
+            for (size_t t = 0, j = 0; t < tables_.size(); ++t) {
+                const uint32_t k = key(tables_[t], d);
+                for (int bit = -1; bit < key_bits_; ++bit, ++j) {
+                    keys[j] = bit < 0 ? k : k ^ (1u << bit);
+                    __builtin_prefetch(&tables_[t].offsets[keys[j]]);
+                }
+            }
+            for (size_t j = 0; j < probes; ++j) {
+                const Table &t = tables_[j / size_t(key_bits_ + 1)];
+                begins[j] = t.offsets[keys[j]];
+                ends[j] = t.offsets[keys[j] + 1];
+                if (begins[j] < ends[j]) __builtin_prefetch(&t.rows[begins[j]]);
+            }
+            found.clear();
+            for (size_t j = 0; j < probes; ++j) {
+                const Table &t = tables_[j / size_t(key_bits_ + 1)];
+                for (uint32_t i = begins[j]; i < ends[j]; ++i) {
+                    found.push_back(t.rows[i]);
+                    __builtin_prefetch(descriptors_.ptr<uint8_t>(int(t.rows[i])));
+                }
+            }
             int best = -1, second = -1, best_distance = INT_MAX, second_distance = INT_MAX;
             // A row found again (in another table or probe) has the distance it had: it can
             // neither beat itself nor take the runner-up's place.
-            auto consider = [&](const Table &t, uint32_t k) {
-                for (uint32_t i = t.offsets[k]; i < t.offsets[k + 1]; ++i) {
-                    const int row = int(t.rows[i]);
-                    const int distance = hamming(d, descriptors_.ptr<uint8_t>(row));
-                    if (distance < best_distance) {
-                        second = best; second_distance = best_distance;
-                        best = row; best_distance = distance;
-                    } else if (distance < second_distance && row != best) {
-                        second = row; second_distance = distance;
-                    }
+            for (const uint32_t r : found) {
+                const int row = int(r);
+                const int distance = hamming(d, descriptors_.ptr<uint8_t>(row));
+                if (distance < best_distance) {
+                    second = best; second_distance = best_distance;
+                    best = row; best_distance = distance;
+                } else if (distance < second_distance && row != best) {
+                    second = row; second_distance = distance;
                 }
-            };
-            for (const Table &t : tables_) {
-                const uint32_t k = key(t, d);
-                consider(t, k);
-                for (int bit = 0; bit < key_bits_; ++bit) consider(t, k ^ (1u << bit));
             }
             indices[2 * q] = best; indices[2 * q + 1] = second;
             distances[2 * q] = best_distance; distances[2 * q + 1] = second_distance;
