@@ -60,7 +60,7 @@ struct TrackingOptions: ParsableArguments {
     @Flag(help: "World tracking: the camera's pose in a fixed world for every frame (monocular visual odometry, or --poses), gravity-aligned when gravity is known; anchors stay put in that world.")
     var world = false
 
-    @Option(help: "Per-frame gravity (gravity.jsonl) for --world (default: the sequence's).")
+    @Option(help: "Per-frame gravity (gravity.jsonl; default: the sequence's): aligns --world to it, and image targets lying level (on a table, the floor) are searched in a top view from it.")
     var gravity: String?
 
     @Option(help: "The world's axes: gravity (+y up, -z where the first camera looks) or gravity-and-heading (+y up, +x east, +z south, from the compass: ARKit's geo axes). Default: gravity-and-heading when the location log has compass readings and gravity is known (with visual odometry), else gravity.")
@@ -195,7 +195,7 @@ struct TrackingOptions: ParsableArguments {
         guard locationFile == nil || !photos else { throw ValidationError("--location needs a video or a sequence, not still photos") }
         let world = self.world || planeDetection != nil || locationFile != nil
         guard cameraAboveGround.isFinite, cameraAboveGround > 0 else { throw ValidationError("--camera-above-ground must be a positive number of metres") }
-        guard world || (gravity == nil && poses == nil && imu == nil) else { throw ValidationError("--gravity, --imu and --poses need --world") }
+        guard world || (poses == nil && imu == nil) else { throw ValidationError("--imu and --poses need --world") }
         guard cameraHeight == nil || planeDetection?.contains(.horizontal) == true else {
             throw ValidationError("--camera-height needs --planes with horizontal (the floor is found as a plane)")
         }
@@ -218,16 +218,19 @@ struct TrackingOptions: ParsableArguments {
         configuration.qrCodes = codes
         configuration.independentFrames = photos || (input.isOneFrame && !world && planes == nil)
         configuration.imageTracking.maximumTracked = maxImages
+        // Gravity aligns the world, and shows image targets lying level in a top view.
+        let gravityFile = gravity ?? input.gravityPath
+        configuration.gravity = try gravityFile.map(GravityFile.read(contentsOf:))
+        if let gravityFile, let g = configuration.gravity {
+            warnAboutGaps(in: Set(g.keys), of: gravityFile, frames: input.source.expectedFrameCount)
+        }
         if world {
             let recorded = try poses.map(PoseFile.read(contentsOf:))
             configuration.worldTracking = recorded.map { .externalPoses($0) } ?? .visualOdometry(VisualOdometry.Parameters())
-            let gravityFile = gravity ?? input.gravityPath
-            configuration.gravity = try gravityFile.map(GravityFile.read(contentsOf:))
             if recorded == nil { configuration.inertial = try (imu ?? input.inertialPath).map(InertialLog.read(contentsOf:)) }
             // Gaps are not errors (those frames are not aligned, or not located), but say so.
             let frames = input.source.expectedFrameCount
             if let poses, let recorded { warnAboutGaps(in: Set(recorded.keys), of: poses, frames: frames) }
-            if let gravityFile, let g = configuration.gravity { warnAboutGaps(in: Set(g.keys), of: gravityFile, frames: frames) }
             configuration.planeDetection = planeDetection ?? []
             configuration.planeFinding.wallsFromFloorEdges = wallEdges == "on"
             configuration.planeFinding.manhattanWorld = manhattan

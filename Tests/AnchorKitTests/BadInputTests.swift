@@ -281,7 +281,7 @@ struct BadInputTests {
     @Test func videoShortOfItsFrameCount() async throws {
         let work = TemporaryFolder()
         let original = Paths.dataset("markers-blur")
-        for name in ["sequence.json", "groundtruth.jsonl"] {
+        for name in ["sequence.json", "groundtruth.jsonl", "gravity.jsonl"] {
             try FileManager.default.copyItem(atPath: original + "/" + name, toPath: work.file(name))
         }
         var video = [UInt8](try #require(FileManager.default.contents(atPath: original + "/video.mp4")))

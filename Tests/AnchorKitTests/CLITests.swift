@@ -357,7 +357,7 @@ struct CLITests {
     @Test func truncatedVideo() async throws {
         let work = TemporaryFolder()
         let original = Paths.dataset("markers-blur")
-        for name in ["sequence.json", "groundtruth.jsonl"] {
+        for name in ["sequence.json", "groundtruth.jsonl", "gravity.jsonl"] {
             try FileManager.default.copyItem(atPath: original + "/" + name, toPath: work.file(name))
         }
         let video = try #require(FileManager.default.contents(atPath: original + "/video.mp4"))
@@ -371,7 +371,7 @@ struct CLITests {
         // Cut after a front index: the video opens and runs out of frames part-way.
         let work = TemporaryFolder()
         let original = Paths.dataset("markers-blur")
-        for name in ["sequence.json", "groundtruth.jsonl"] {
+        for name in ["sequence.json", "groundtruth.jsonl", "gravity.jsonl"] {
             try FileManager.default.copyItem(atPath: original + "/" + name, toPath: work.file(name))
         }
         let bytes = try #require(FileManager.default.contents(atPath: original + "/video.mp4"))

@@ -104,6 +104,31 @@ struct ImageAnchorTests {
         #expect(worst < 1.5)
     }
 
+    /// Two posters lying on a table, 62° off the camera's view, among 53 references (the first 6
+    /// frames of images-table): found from the first frame in the top view the frame's gravity
+    /// gives, and not without gravity.
+    @Test func postersLyingOnATableAreFoundFromTheFirstFrame() throws {
+        var scene = try ImageScenes.scene(named: "images-table")
+        scene.frameCount = 6  // the walk's first 6 frames (a shorter walk would move, and blur, faster)
+        let folder = TemporaryFolder("table")
+        try SequenceSynthesizer().write(scene, to: folder.file("sequence"))
+        let sequence = try RecordedSequence(folder: folder.file("sequence"))
+        func score(gravity: Bool) throws -> Score {
+            var configuration = try Configuration(sequence: sequence)
+            if !gravity { configuration.gravity = nil }
+            let session = try Session(configuration: configuration)
+            let frames = try sequence.openFrames()
+            var updates: [FrameUpdate] = []
+            while let frame = try frames.nextFrame() { updates.append(try session.process(frame)) }
+            return Scorer(camera: sequence.description.camera).score(reported: updates, truth: try #require(try sequence.groundTruth()))
+        }
+        let seen = try score(gravity: true), unseen = try score(gravity: false)
+        print("images-table, 6 frames: success@5 \(seen.successRate(at: 5) ?? 0) with gravity, \(unseen.successRate(at: 5) ?? 0) without")
+        #expect(seen.successRate(at: 5) == 1)
+        #expect(seen.falsePositives == 0 && unseen.falsePositives == 0)
+        #expect((unseen.successRate(at: 5) ?? 1) < 0.5)
+    }
+
     @Test func referenceImageValidation() throws {
         let path = Paths.dataset("images-still") + "/targets/starry.png"
         #expect(throws: ReferenceImageError.self) { _ = try ReferenceImage(name: "a", contentsOf: path, physicalWidth: 0) }

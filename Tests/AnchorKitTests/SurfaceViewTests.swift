@@ -41,4 +41,35 @@ struct SurfaceViewTests {
         let underfoot = Transform(translation: SIMD3(0, -1, 0))
         #expect(SurfaceView(plane: underfoot, extent: SIMD2(2, 2), worldFromCamera: .identity, camera: Self.camera) == nil)
     }
+
+    /// A camera pitched 45° down (ARKit gravity in its axes (0, -g cos 45°, -g sin 45°)): a 0.4 m
+    /// square on the floor 1.5 m below, 1.3-1.7 m ahead, is a square in the view from gravity
+    /// alone, its far side at the top and its left corners on the left (unmirrored).
+    @Test func viewFromGravityShowsTheFloorUnforeshortened() throws {
+        let pitch = -Double.pi / 4
+        let worldFromCamera = Transform(rotation: .rotation(angle: pitch, axis: SIMD3(1, 0, 0)), translation: .zero)
+        let gravity = worldFromCamera.rotation.transposed * SIMD3(0, -9.81, 0)
+        let view = try #require(SurfaceView(levelSurfacesSeenWith: gravity, camera: Self.camera))
+        #expect(view.width <= 800 && view.height <= 800)
+        let viewFromFrame = try #require(view.frameFromView.inverse)
+        // Far left, far right, near right, near left (world x, z; the floor at y = -1.5).
+        let floor = [SIMD2(-0.2, -1.7), SIMD2(0.2, -1.7), SIMD2(0.2, -1.3), SIMD2(-0.2, -1.3)]
+        let inView = try floor.map { xz -> SIMD2<Double> in
+            let inFrame = try #require(Self.camera.project(worldFromCamera.inverse.apply(to: SIMD3(xz.x, -1.5, xz.y))))
+            return Homography.map(viewFromFrame, inFrame)
+        }
+        let sides = (0..<4).map { length(inView[($0 + 1) % 4] - inView[$0]) }
+        #expect(sides.allSatisfy { abs($0 - sides[0]) < 1e-6 * sides[0] }, "sides \(sides)")
+        #expect(abs(length(inView[2] - inView[0]) - length(inView[3] - inView[1])) < 1e-6 * sides[0])
+        #expect(inView[0].y < inView[3].y && inView[1].y < inView[2].y)  // far at the top
+        #expect(inView[0].x < inView[1].x && inView[3].x < inView[2].x)  // left on the left
+    }
+
+    /// No view from gravity when no ray of the frame reaches 66° of straight down (a camera
+    /// pitched 30° up), nor from no gravity.
+    @Test func noViewFromGravityLookingUp() {
+        let up = Transform(rotation: .rotation(angle: .pi / 6, axis: SIMD3(1, 0, 0)), translation: .zero)
+        #expect(SurfaceView(levelSurfacesSeenWith: up.rotation.transposed * SIMD3(0, -9.81, 0), camera: Self.camera) == nil)
+        #expect(SurfaceView(levelSurfacesSeenWith: .zero, camera: Self.camera) == nil)
+    }
 }

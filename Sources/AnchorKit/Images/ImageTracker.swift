@@ -66,6 +66,13 @@ public final class ImageTracker: AnchorTracker {
         public var closerLookFeatures = 500
         /// Frames before a reference a closer look did not find is looked at closely again.
         public var closerLookInterval = 5
+        /// A surface view (``ImageTracker/surfaceViews``) is searched as densely as a closer look
+        /// searches its window (``closerLookFeatures`` per ``closerLookWindow`` squared pixels:
+        /// a poster 60 px wide in the view keeps a few distinctive matches only at that density),
+        /// with at most this many features.
+        public var surfaceLookFeatures = 3000
+        /// Frames between searches of the surface views: each costs a few detection passes.
+        public var surfaceLookInterval = 10
         /// A detection's photometric alignment must keep at least this share of the robust
         /// estimate's inliers within 1.5 thresholds: an alignment that slid off the target (a
         /// sheet of paper over it, a plain panel) can still correlate at 0.7-0.9.
@@ -147,8 +154,9 @@ public final class ImageTracker: AnchorTracker {
     private var lastLoss = Int.min / 2
     /// The frame of each reference's last closer look that did not find it.
     private var lastCloserLook: [Int: Int] = [:]
-    /// Level surfaces in view, seen from above (set by the session between frames from its
-    /// planes and last camera): searched too, every ``Parameters/closerLookInterval`` frames.
+    /// Level surfaces in view, seen from above (set by the session before each frame: the view
+    /// from the frame's gravity, else views of the planes found): searched too, every
+    /// ``Parameters/surfaceLookInterval`` frames of detection.
     public var surfaceViews: [SurfaceView] = []
     private var lastSurfaceLook = Int.min / 2
     /// Pose tracks by reference, kept while a target is lost so that a quick re-detection
@@ -414,18 +422,10 @@ public final class ImageTracker: AnchorTracker {
 
     private func detect(in gray: Image, frame: Frame) throws {
         let (features, scale) = try frameFeatures(of: gray, mask: try maskOfTargets(gray))
-        let threshold = parameters.ransacThreshold * scale
         guard features.count >= parameters.minimumMatches else { return }
-        let matches = try references.index.match(features).filter { $0.isDistinctive(ratio: parameters.ratio) }
-        var byReference: [Int: [FeatureMatch]] = [:]
-        for m in matches { byReference[m.reference, default: []].append(m) }
-        let followed = Set(targets.map(\.reference))
-        let candidates = byReference.filter { !followed.contains($0.key) && $0.value.count >= parameters.minimumMatches }
-            .sorted(by: Self.mostMatchedFirst)
-        for (reference, group) in candidates.prefix(3) where targets.count < parameters.maximumTracked {
-            let src = group.map { references.images[reference].features.points[$0.train] }
-            let dst = group.map { features.points[$0.query] }
-            if let target = try verifiedTarget(reference, from: src, to: dst, threshold: threshold, gray: gray) {
+        let byReference = try distinctiveMatches(of: features, excluding: Set(targets.map(\.reference)))
+        for (reference, group) in byReference.prefix(3) where group.count >= parameters.minimumMatches && targets.count < parameters.maximumTracked {
+            if let target = try verifiedTarget(reference, matching: group, of: features, threshold: parameters.ransacThreshold * scale, gray: gray) {
                 targets.append(target)
             }
         }
@@ -434,15 +434,15 @@ public final class ImageTracker: AnchorTracker {
         let small = byReference.filter {
             !found.contains($0.key) && $0.value.count >= parameters.closerLookMatches
                 && frame.index - (lastCloserLook[$0.key] ?? Int.min / 2) >= parameters.closerLookInterval
-        }.sorted(by: Self.mostMatchedFirst)
+        }
         for (reference, group) in small.prefix(parameters.closerLooks) where targets.count < parameters.maximumTracked {
-            if let target = try lookCloser(for: reference, around: group.map { features.points[$0.query] }, gray: gray) {
+            if let target = try lookCloser(for: reference, around: group.map { features.points[$0.query] }, in: gray, gray: gray) {
                 targets.append(target)
             } else {
                 lastCloserLook[reference] = frame.index
             }
         }
-        if !surfaceViews.isEmpty, frame.index - lastSurfaceLook >= parameters.closerLookInterval {
+        if !surfaceViews.isEmpty, frame.index - lastSurfaceLook >= parameters.surfaceLookInterval {
             lastSurfaceLook = frame.index
             for view in surfaceViews where targets.count < parameters.maximumTracked {
                 try look(at: view, gray: gray)
@@ -450,40 +450,58 @@ public final class ImageTracker: AnchorTracker {
         }
     }
 
-    /// Searches `view` (a surface seen from above) for the references not followed; what it
-    /// finds is verified and aligned in the frame, its matches mapped back through the view.
+    /// Searches `view` (a surface seen from above) for the references not followed, as densely
+    /// as a closer look searches its window; what it finds is verified and aligned in the frame,
+    /// its matches mapped back through the view.
     private func look(at view: SurfaceView, gray: Image) throws {
         let picture = try gray.warped(by: view.frameFromView, width: view.width, height: view.height)
+        let window = Double(parameters.closerLookWindow)
+        let windows = Double(view.width * view.height) / (window * window)
         var p = parameters.frameFeatures
-        p.maximumCount = parameters.closerLookFeatures
+        p.maximumCount = min(parameters.surfaceLookFeatures, max(parameters.closerLookFeatures, Int(Double(parameters.closerLookFeatures) * windows)))
+        if p.gridColumns > 0 {
+            // The grid's cells as large as in a closer look's window.
+            p.gridColumns = min(64, max(p.gridColumns, Int((Double(p.gridColumns * view.width) / window).rounded())))
+            p.gridRows = min(64, max(p.gridRows, Int((Double(p.gridRows * view.height) / window).rounded())))
+        }
         let features = try FeatureSet(image: picture, parameters: p)
         guard features.count >= parameters.minimumMatches else { return }
-        let followed = Set(targets.map(\.reference))
-        var byReference: [Int: [FeatureMatch]] = [:]
-        for m in try references.index.match(features) where !followed.contains(m.reference) && m.isDistinctive(ratio: parameters.ratio) {
-            byReference[m.reference, default: []].append(m)
-        }
-        let candidates = byReference.filter { $0.value.count >= parameters.closerLookMatches }.sorted(by: Self.mostMatchedFirst)
-        for (reference, group) in candidates.prefix(3) where targets.count < parameters.maximumTracked {
-            if group.count >= parameters.minimumMatches {
-                let src = group.map { references.images[reference].features.points[$0.train] }
-                let dst = group.map { SIMD2<Float>(Homography.map(view.frameFromView, SIMD2<Double>(features.points[$0.query]))) }
-                if let target = try verifiedTarget(reference, from: src, to: dst, threshold: parameters.ransacThreshold, gray: gray) {
-                    targets.append(target)
-                    continue
-                }
-            }
-            if let target = try lookCloser(for: reference, around: group.map { features.points[$0.query] }, in: picture,
-                                           frameFromImage: view.frameFromView, gray: gray) {
+        let byReference = try distinctiveMatches(of: features, excluding: Set(targets.map(\.reference)))
+        for (reference, group) in byReference.prefix(3) where group.count >= parameters.closerLookMatches && targets.count < parameters.maximumTracked {
+            if group.count >= parameters.minimumMatches,
+               let target = try verifiedTarget(reference, matching: group, of: features, mappedBy: view.frameFromView,
+                                               threshold: parameters.ransacThreshold, gray: gray) {
+                targets.append(target)
+            } else if let target = try lookCloser(for: reference, around: group.map { features.points[$0.query] }, in: picture,
+                                                  frameFromImage: view.frameFromView, gray: gray) {
                 targets.append(target)
             }
         }
+    }
+
+    /// The distinctive matches of `features` to each reference but the `excluded`, most matched
+    /// first.
+    private func distinctiveMatches(of features: FeatureSet, excluding excluded: Set<Int>) throws -> [(key: Int, value: [FeatureMatch])] {
+        var byReference: [Int: [FeatureMatch]] = [:]
+        for m in try references.index.match(features) where !excluded.contains(m.reference) && m.isDistinctive(ratio: parameters.ratio) {
+            byReference[m.reference, default: []].append(m)
+        }
+        return byReference.sorted(by: Self.mostMatchedFirst)
     }
 
     /// Most matches first, ties in reference order: a dictionary's order changes from one run to
     /// the next, and the order decides which references are verified or looked at closely.
     private static func mostMatchedFirst(_ a: (key: Int, value: [FeatureMatch]), _ b: (key: Int, value: [FeatureMatch])) -> Bool {
         (a.value.count, b.key) > (b.value.count, a.key)
+    }
+
+    /// The target `reference` where the matches `group` of `features` put it, their points mapped
+    /// to the frame by `frameFromFeatures` (see the next).
+    private func verifiedTarget(_ reference: Int, matching group: [FeatureMatch], of features: FeatureSet,
+                                mappedBy frameFromFeatures: Matrix3 = .identity, threshold: Double, gray: Image) throws -> Target? {
+        let src = group.map { references.images[reference].features.points[$0.train] }
+        let dst = group.map { SIMD2<Float>(Homography.map(frameFromFeatures, SIMD2<Double>(features.points[$0.query]))) }
+        return try verifiedTarget(reference, from: src, to: dst, threshold: threshold, gray: gray)
     }
 
     /// The target `reference` where the matches `src` (reference px) -> `dst` (frame px) put it,
@@ -508,9 +526,8 @@ public final class ImageTracker: AnchorTracker {
     /// its features matched) lie together, in a window of ``Parameters/closerLookWindow`` pixels
     /// upsampled ``Parameters/closerLookScale`` times: a target 40-90 px wide has too few features
     /// at the frame's resolution, and more at twice it.
-    private func lookCloser(for reference: Int, around points: [SIMD2<Float>], in image: Image? = nil, frameFromImage: Matrix3? = nil,
+    private func lookCloser(for reference: Int, around points: [SIMD2<Float>], in image: Image, frameFromImage: Matrix3 = .identity,
                             gray: Image) throws -> Target? {
-        let image = image ?? gray
         let side = min(parameters.closerLookWindow, min(image.width, image.height))
         let centre = Self.densestWindowCentre(points, side: Float(side))
         let x0 = min(max(0, Int(centre.x) - side / 2), image.width - side), y0 = min(max(0, Int(centre.y) - side / 2), image.height - side)
@@ -523,14 +540,12 @@ public final class ImageTracker: AnchorTracker {
         p.maximumCount = parameters.closerLookFeatures
         let features = try FeatureSet(image: window, parameters: p)
         guard features.count >= parameters.minimumMatches else { return nil }
-        let ref = references.images[reference]
         let matches = try references.index.match(features).filter { $0.reference == reference && $0.isDistinctive(ratio: parameters.ratio) }
         guard matches.count >= parameters.minimumMatches else { return nil }
         // cv::resize maps pixel centres as x_window = (x + 0.5) * factor - 0.5.
         let f = Float(factor), origin = SIMD2(Float(x0), Float(y0))
-        var dst = matches.map { (features.points[$0.query] + 0.5) / f - 0.5 + origin }
-        if let frameFromImage { dst = dst.map { SIMD2<Float>(Homography.map(frameFromImage, SIMD2<Double>($0))) } }
-        let src = matches.map { ref.features.points[$0.train] }
+        let dst = matches.map { SIMD2<Float>(Homography.map(frameFromImage, SIMD2<Double>((features.points[$0.query] + 0.5) / f - 0.5 + origin))) }
+        let src = matches.map { references.images[reference].features.points[$0.train] }
         return try verifiedTarget(reference, from: src, to: dst, threshold: parameters.ransacThreshold / Double(factor), gray: gray)
     }
 

@@ -12,6 +12,10 @@ public final class Session {
     /// The configuration the session runs.
     public let configuration: Configuration
     private let trackers: [AnchorTracker]
+    /// The image tracker among them, which is told of the level surfaces in view.
+    private let imageTracker: ImageTracker?
+    /// Top views of the horizontal planes below the last frame's camera.
+    private var planeViews: [SurfaceView] = []
     private let world: WorldTracker?
     /// `sessionWorld_from_trackerWorld`, fixed once: for odometry in a world of its own, at its
     /// first located frame (a rotation: gravity alignment; the origin stays at the tracker's origin
@@ -74,10 +78,12 @@ public final class Session {
             if configuration.independentFrames { parameters = parameters.forStills() }
             trackers.append(try QRCodeTracker(codes: codes, camera: configuration.camera, parameters: parameters))
         }
-        if let images = configuration.referenceImages, !images.images.isEmpty {
-            trackers.append(ImageTracker(references: images, camera: configuration.camera, parameters: imageParameters))
+        let imageTracker = configuration.referenceImages.flatMap {
+            $0.images.isEmpty ? nil : ImageTracker(references: $0, camera: configuration.camera, parameters: imageParameters)
         }
+        if let imageTracker { trackers.append(imageTracker) }
         self.trackers = trackers
+        self.imageTracker = imageTracker
         switch configuration.worldTracking {
         case nil: world = nil
         case .externalPoses(let poses): world = ExternalPoseTracker(poses: poses)
@@ -179,6 +185,10 @@ public final class Session {
             anchors.removeAll()
             indexByIdentifier.removeAll()
         }
+        // Level surfaces are seen from above in a view from the frame's gravity (from the first
+        // frame on), else in views of the planes found so far.
+        imageTracker?.surfaceViews = configuration.gravity?[frame.index]
+            .flatMap { SurfaceView(levelSurfacesSeenWith: $0, camera: configuration.camera) }.map { [$0] } ?? planeViews
         let observations = try observeSideBySide(frame)
         let locating = StageProfile.now()
         let camera = try locate(frame, observations: observations)
@@ -235,10 +245,10 @@ public final class Session {
         events.added += planeEvents.added
         events.updated += planeEvents.updated
         events.removed += planeEvents.removed
-        if let images = trackers.lazy.compactMap({ $0 as? ImageTracker }).first, let planes {
-            // The next frame's top views, from this frame's camera: a frame old, as the view needs
-            // only to undo the foreshortening, and what it finds is aligned in the frame.
-            images.surfaceViews = camera.trackingState != .normal ? [] : planes.anchors.filter { $0.alignment == .horizontal }.compactMap {
+        if imageTracker != nil, let planes {
+            // The next frame's plane views, from this frame's camera: a frame old, as the view
+            // needs only to undo the foreshortening, and what it finds is aligned in the frame.
+            planeViews = camera.trackingState != .normal ? [] : planes.anchors.filter { $0.alignment == .horizontal }.compactMap {
                 SurfaceView(plane: $0.transform, extent: $0.extent, worldFromCamera: camera.transform, camera: configuration.camera)
             }
         }
