@@ -21,7 +21,8 @@ public struct Configuration: Sendable {
     public var worldTracking: WorldTracking?
     /// Gravity per frame index, in that frame's camera space (ARKit convention, m/s^2). With
     /// odometry, the first frame's gravity aligns the world (+y up); without it the world is
-    /// the first camera's frame.
+    /// the first camera's frame. Reference images lying level are also searched in a top view
+    /// from each frame's gravity (``SurfaceView/init(levelSurfacesSeenWith:camera:steepestRay:maximumSide:)``).
     public var gravity: [Int: SIMD3<Double>]?
     /// How the world's axes are set with visual odometry (ARConfiguration.worldAlignment): by
     /// gravity alone (the default), or by gravity and the compass.

@@ -33,7 +33,7 @@ extension ReferenceImageSet {
 
 extension Configuration {
     /// The configuration a recorded sequence describes: its camera, markers, QR codes (each
-    /// payload's size), reference images, per-frame gravity (which aligns a world tracked by odometry), the inertial
+    /// payload's size), reference images, per-frame gravity (which aligns a world tracked by odometry, and shows images lying level in a top view), the inertial
     /// log, and the location log and geo anchors, loaded from the sequence folder. World tracking stays off until set
     /// (geo tracking needs it), and so does ``Configuration/worldAlignment`` stay `.gravity`: `.gravityAndHeading`
     /// needs visual odometry, which is the caller's choice (`anchorkit track` picks it where the log has a compass).
