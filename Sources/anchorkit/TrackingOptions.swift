@@ -196,6 +196,8 @@ struct TrackingOptions: ParsableArguments {
         let world = self.world || planeDetection != nil || locationFile != nil
         guard cameraAboveGround.isFinite, cameraAboveGround > 0 else { throw ValidationError("--camera-above-ground must be a positive number of metres") }
         guard world || (poses == nil && imu == nil) else { throw ValidationError("--imu and --poses need --world") }
+        let imagesGiven = !input.images.isEmpty || references != nil
+        guard world || imagesGiven || gravity == nil else { throw ValidationError("--gravity needs --world or reference images") }
         guard cameraHeight == nil || planeDetection?.contains(.horizontal) == true else {
             throw ValidationError("--camera-height needs --planes with horizontal (the floor is found as a plane)")
         }
@@ -218,8 +220,9 @@ struct TrackingOptions: ParsableArguments {
         configuration.qrCodes = codes
         configuration.independentFrames = photos || (input.isOneFrame && !world && planes == nil)
         configuration.imageTracking.maximumTracked = maxImages
-        // Gravity aligns the world, and shows image targets lying level in a top view.
-        let gravityFile = gravity ?? input.gravityPath
+        // Gravity aligns the world, and shows image targets lying level in a top view: read only
+        // for those (a marker-only run needs no gravity file).
+        let gravityFile = world || imagesGiven ? gravity ?? input.gravityPath : nil
         configuration.gravity = try gravityFile.map(GravityFile.read(contentsOf:))
         if let gravityFile, let g = configuration.gravity {
             warnAboutGaps(in: Set(g.keys), of: gravityFile, frames: input.source.expectedFrameCount)

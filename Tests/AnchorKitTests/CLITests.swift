@@ -316,7 +316,8 @@ struct CLITests {
     // MARK: Bad input
 
     /// `--world` with recorded poses (the ground truth's): a metric world, scored with the
-    /// trajectory rows; a malformed pose file or `--poses` without `--world` is refused.
+    /// trajectory rows; a malformed pose file, `--poses` without `--world` and `--gravity` with
+    /// markers only are refused.
     @Test func worldTrackingWithRecordedPoses() async throws {
         let out = TemporaryFolder()
         let output = out.file("world.jsonl")
@@ -334,6 +335,9 @@ struct CLITests {
                 "stderr: \(b.stderr)")
         let c = try await Self.run(["track", sequence, "--poses", bad, "-o", out.file("bad.jsonl")])
         #expect(c.status != 0 && c.stderr.contains("need --world"), "stderr: \(c.stderr)")
+        // Gravity serves world tracking and reference images: a marker-only run refuses it.
+        let g = try await Self.run(["track", sequence, "--gravity", sequence + "/gravity.jsonl", "-o", out.file("bad.jsonl")])
+        #expect(g.status != 0 && g.stderr.contains("--gravity needs --world or reference images"), "stderr: \(g.stderr)")
         #expect(!FileManager.default.fileExists(atPath: out.file("bad.jsonl")))
     }
 
