@@ -31,7 +31,7 @@ public struct SurfaceView: Sendable, Equatable {
         let width = Int((extent.x * pixelsPerMetre).rounded()), height = Int((extent.y * pixelsPerMetre).rounded())
         guard width >= 16, height >= 16 else { return nil }
         let r = cameraFromPlane.rotation.columns, t = cameraFromPlane.translation
-        let k = Matrix3(rows: SIMD3(camera.fx, 0, camera.cx), SIMD3(0, camera.fy, camera.cy), SIMD3(0, 0, 1))
+        let k = camera.matrix
         // Plane (x, z, 1) -> image, and view pixel (u, v) -> plane: x = (u + 0.5) / ppm - half.x.
         let planeToImage = k * Matrix3(columns: (r.0, r.2, t))
         let s = 1 / pixelsPerMetre
@@ -64,7 +64,7 @@ public struct SurfaceView: Sendable, Equatable {
         // The view's camera: x right, y toward the camera along the ground, z down.
         let viewY = -normalize(level)
         let viewFromCamera = Matrix3(rows: cross(viewY, down), viewY, down)
-        let k = Matrix3(rows: SIMD3(camera.fx, 0, camera.cx), SIMD3(0, camera.fy, camera.cy), SIMD3(0, 0, 1))
+        let k = camera.matrix
         guard let rayFromFrame = k.inverse else { return nil }
         var lower = SIMD2<Double>(repeating: .infinity), upper = -lower
         var scales: [Double] = []
