@@ -50,7 +50,9 @@ struct TiltedViewTests {
     /// The committed room walk's three posters, 70-160 px wide: found within 5 px in 96 % of the
     /// frames where they are expected (18 % before the small copies' features on a border, 58 %
     /// before the frame's features reached its edges, 77 % before closer looks went where the
-    /// matches cluster, 89 % when they needed four matches there), 0 false positives.
+    /// matches cluster, 89 % when they needed four matches there), 0 false positives. Its floor,
+    /// seen from above in the view from gravity, shows no poster: those searches back off (29
+    /// in the 300 frames without the back-off).
     @Test func roomWalkPosters() throws {
         let sequence = try RecordedSequence(folder: Paths.dataset("room-walk"))
         let truth = try #require(try sequence.groundTruth())
@@ -63,8 +65,10 @@ struct TiltedViewTests {
         let images = { (u: [FrameUpdate]) in MarkerLayoutTests.only(u) { $0.kind == .image } }
         let score = Scorer(camera: sequence.description.camera).score(reported: images(updates), truth: images(truth))
         let success = try #require(score.successRate(at: 5))
-        print("room-walk posters: success@5 \(success), false positives \(score.falsePositives)")
+        let topViews = session.profile.calls[StageProfile.Stage.imageSurfaceLooks.rawValue]
+        print("room-walk posters: success@5 \(success), false positives \(score.falsePositives), top views searched \(topViews)")
         #expect(success >= 0.93 && score.falsePositives == 0)
+        #expect(topViews > 0 && topViews <= 15)
     }
 
     /// A closer look goes where most matches lie together, not to their median: five right ones

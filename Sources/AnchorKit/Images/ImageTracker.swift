@@ -73,6 +73,11 @@ public final class ImageTracker: AnchorTracker {
         public var surfaceLookFeatures = 3000
         /// Frames between searches of the surface views: each costs a few detection passes.
         public var surfaceLookInterval = 10
+        /// Each search of the surface views that finds nothing doubles the wait before the next,
+        /// up to this many frames; a target found or lost brings it back to
+        /// ``surfaceLookInterval``. A walk past bare floors and tables stops paying for views
+        /// that keep showing nothing, and a poster lying in a new view waits at most this long.
+        public var surfaceLookLongestInterval = 40
         /// A detection's photometric alignment must keep at least this share of the robust
         /// estimate's inliers within 1.5 thresholds: an alignment that slid off the target (a
         /// sheet of paper over it, a plain panel) can still correlate at 0.7-0.9.
@@ -159,6 +164,8 @@ public final class ImageTracker: AnchorTracker {
     /// ``Parameters/surfaceLookInterval`` frames of detection.
     public var surfaceViews: [SurfaceView] = []
     private var lastSurfaceLook = Int.min / 2
+    /// Searches of the surface views in a row that found nothing (their back-off).
+    private var fruitlessSurfaceLooks = 0
     /// Pose tracks by reference, kept while a target is lost so that a quick re-detection
     /// continues its track.
     private var poses: [Int: PlanarPoseTrack] = [:]
@@ -194,6 +201,7 @@ public final class ImageTracker: AnchorTracker {
                 kept.append(target)
             } else {
                 lastLoss = frame.index
+                fruitlessSurfaceLooks = 0
             }
         }
         targets = kept
@@ -442,12 +450,24 @@ public final class ImageTracker: AnchorTracker {
                 lastCloserLook[reference] = frame.index
             }
         }
-        if !surfaceViews.isEmpty, frame.index - lastSurfaceLook >= parameters.surfaceLookInterval {
+        if !surfaceViews.isEmpty, frame.index - lastSurfaceLook >= surfaceLookInterval {
             lastSurfaceLook = frame.index
+            let looking = StageProfile.now(), followed = targets.count
             for view in surfaceViews where targets.count < parameters.maximumTracked {
                 try look(at: view, gray: gray)
             }
+            fruitlessSurfaceLooks = targets.count > followed ? 0 : fruitlessSurfaceLooks + 1
+            profile.add(.imageSurfaceLooks, since: looking)
         }
+    }
+
+    /// Frames from one search of the surface views to the next: ``Parameters/surfaceLookInterval``
+    /// doubled for each search in a row that found nothing, up to
+    /// ``Parameters/surfaceLookLongestInterval``.
+    private var surfaceLookInterval: Int {
+        let longest = max(parameters.surfaceLookInterval, parameters.surfaceLookLongestInterval)
+        let interval = parameters.surfaceLookInterval.multipliedReportingOverflow(by: 1 << min(fruitlessSurfaceLooks, 32))
+        return interval.overflow ? longest : min(longest, interval.partialValue)
     }
 
     /// Searches `view` (a surface seen from above) for the references not followed, as densely

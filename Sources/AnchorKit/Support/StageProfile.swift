@@ -40,6 +40,9 @@ public struct StageProfile: Sendable {
         case imageAlignment
         /// Of image targets: detection of references not followed (features, matching, checks).
         case imageDetection
+        /// Of detection: the level surfaces' top views searched (``ImageTracker/surfaceViews``);
+        /// its calls are the searches.
+        case imageSurfaceLooks
         /// World tracking: the camera's pose (flow, PnP), keyframes included.
         case worldTracking
         /// Of world tracking: the flow pyramid and the points followed into it.
@@ -76,6 +79,7 @@ public struct StageProfile: Sendable {
             case .imageFlow: return "  of which flow"
             case .imageAlignment: return "  of which alignment"
             case .imageDetection: return "  of which detection"
+            case .imageSurfaceLooks: return "    of which top views"
             case .worldTracking: return "world tracking"
             case .worldFlow: return "  of which flow"
             case .worldPose: return "  of which pose (PnP)"
