@@ -69,6 +69,26 @@ import Testing
         #expect(finder.find(in: wide, viewpoint: SIMD3(0, 1.5, 0), metresPerUnit: 1).count == 1)
     }
 
+    @Test func aBoxCornerAndTheFloorBesideItAreNoWall() {
+        // A box's upright corner (60 points within 4 cm in the top view, 0.45 m tall) and 30 of
+        // the floor's points that happen to lie on one top-view line with it, 0.1-0.5 m away (as
+        // room-walk-plain's bench gave two planes 32-40 degrees off both of its faces): the floor's
+        // points give the line its width.
+        var random = SplitMix64(seed: 13)
+        func uniform(_ a: Double, _ b: Double) -> Double { a + (b - a) * Double(random.next() % 1_000_000) / 1_000_000 }
+        let corner = (0..<60).map { _ in SIMD3(uniform(-0.02, 0.02), uniform(0.03, 0.45), -2 + uniform(-0.02, 0.02)) }
+        let floor = (0..<30).map { _ -> SIMD3<Double> in
+            let d = uniform(0.1, 0.5)
+            return SIMD3(d * 0.8 + uniform(-0.01, 0.01), uniform(-0.005, 0.005), -2 - d * 0.6 + uniform(-0.01, 0.01))
+        }
+        let finder = PlaneFinder(detection: [.vertical])
+        #expect(finder.find(in: corner + floor, viewpoint: SIMD3(0, 1.5, 0), metresPerUnit: 1).count == 1,
+                "without the floor known, a plane")
+        let known = PlaneMap.anchor(identifier: "plane/0", alignment: .horizontal, normal: SIMD3(0, 1, 0), origin: .zero,
+                                    outline: [SIMD3(-3, 0, -4), SIMD3(3, 0, -4), SIMD3(3, 0, 1), SIMD3(-3, 0, 1)], xAxis: nil)
+        #expect(finder.find(in: corner + floor, knownPlanes: [known], viewpoint: SIMD3(0, 1.5, 0), metresPerUnit: 1).isEmpty)
+    }
+
     @Test func aRowAlongAKnownWallIsNoLevelSurface() throws {
         // A band of corners 0.5 m up, 2 m long and 0.24 m deep across the line of a wall at
         // z = -3 (a wall seen again after the map drifted): no wall of its own in this pass.

@@ -47,6 +47,7 @@ struct PlaneFinder {
         var found: [PlaneCandidate] = []
         var random = SplitMix64(seed: 7)
         var walls = knownPlanes.compactMap(WallSpan.init)
+        let levels = knownPlanes.filter { $0.alignment == .horizontal }.map(\.transform.translation.y)
 
         // Walls first: the texture of a wall has rows of corners at some heights (tile joints,
         // shelves), dense modes of height that would pass for a level surface, and a wall's
@@ -61,7 +62,7 @@ struct PlaneFinder {
                 let inliers = pool.filter { abs(dot(line.normal, SIMD2(points[$0].x, points[$0].z)) - line.offset) <= tolerance }
                 let along = SIMD3(-line.normal.y, 0, line.normal.x), normal = SIMD3(line.normal.x, 0, line.normal.y)
                 for surface in surfaces(inliers, points: points, judgedBy: mapPoints.count, normal: normal, offset: line.offset,
-                                        axes: (along, SIMD3(0, 1, 0)), alignment: .vertical,
+                                        axes: (along, SIMD3(0, 1, 0)), alignment: .vertical, levels: levels,
                                         viewpoint: viewpoint, metresPerUnit: unit) {
                     found.append(surface.candidate)
                     for i in surface.members { used[i] = true }
@@ -196,9 +197,11 @@ struct PlaneFinder {
     /// in both directions, each with its normal turned to the side of `viewpoint`.
     /// The planarity contrast is judged by the first `judges` points only (map points for walls:
     /// a level sweep's points near a wall are depths of its patches, not evidence of it).
+    /// An upright surface's width is judged by its points away from the `levels` (heights of
+    /// the level planes known).
     private func surfaces(_ members: [Int], points: [SIMD3<Double>], judgedBy judges: Int, normal: SIMD3<Double>, offset: Double,
-                          axes: (SIMD3<Double>, SIMD3<Double>), alignment: PlaneAlignment, viewpoint: SIMD3<Double>,
-                          metresPerUnit unit: Double) -> [(candidate: PlaneCandidate, members: [Int])] {
+                          axes: (SIMD3<Double>, SIMD3<Double>), alignment: PlaneAlignment, levels: [Double] = [],
+                          viewpoint: SIMD3<Double>, metresPerUnit unit: Double) -> [(candidate: PlaneCandidate, members: [Int])] {
         let side = dot(normal, viewpoint) - offset >= 0 ? 1.0 : -1.0
         let cell = parameters.cellSize / unit
         let planar = planarCells(points: points[..<judges], normal: normal, offset: offset, axes: axes, cell: cell,
@@ -208,10 +211,16 @@ struct PlaneFinder {
             let flat = surface.map { SIMD2(dot(points[$0], axes.0), dot(points[$0], axes.1)) }
             guard surface.count >= parameters.minimumPoints, Self.spread(flat).minor >= parameters.minimumSpread / unit else { return nil }
             // An upright plane's direction is that of its points' top view: a narrow cluster (a
-            // strip along a box's edge, and a stray point) turns it any way.
+            // strip along a box's edge, and a stray point) turns it any way. Points at the height
+            // of a level plane known are that plane's evidence, not the upright's: a box's
+            // corner, a column of points from its foot to its top, lines up with a few of the
+            // floor's points beside it (a plane 30-40 degrees off both of the box's faces).
             if alignment == .vertical {
-                let along = flat.map(\.x).sorted(), n = along.count
-                guard along[n * 9 / 10] - along[n / 10] >= parameters.minimumWidth / unit else { return nil }
+                let band = 2 * parameters.inlierDistance / unit
+                let along = surface.indices.filter { k in !levels.contains { abs(points[surface[k]].y - $0) <= band } }
+                    .map { flat[$0].x }.sorted()
+                let n = along.count
+                guard n >= 2, along[n * 9 / 10] - along[n / 10] >= parameters.minimumWidth / unit else { return nil }
             }
             return (candidate(surface, points: points, normal: side * normal, alignment: alignment), surface)
         }
