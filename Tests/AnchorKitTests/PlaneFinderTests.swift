@@ -72,7 +72,7 @@ import Testing
     @Test func aBoxCornerAndTheFloorBesideItAreNoWall() {
         // A box's upright corner (60 points within 4 cm in the top view, 0.45 m tall) and 30 of
         // the floor's points that happen to lie on one top-view line with it, 0.1-0.5 m away (as
-        // room-walk-plain's bench gave two planes 32-40 degrees off both of its faces): the floor's
+        // room-walk-plain's bench gave two planes 32-33 degrees off both of its faces): the floor's
         // points give the line its width.
         var random = SplitMix64(seed: 13)
         func uniform(_ a: Double, _ b: Double) -> Double { a + (b - a) * Double(random.next() % 1_000_000) / 1_000_000 }

@@ -161,7 +161,8 @@ public final class ImageTracker: AnchorTracker {
     private var lastCloserLook: [Int: Int] = [:]
     /// Level surfaces in view, seen from above (set by the session before each frame: the view
     /// from the frame's gravity, else views of the planes found): searched too, every
-    /// ``Parameters/surfaceLookInterval`` frames of detection.
+    /// ``Parameters/surfaceLookInterval`` frames of detection, up to
+    /// ``Parameters/surfaceLookLongestInterval`` while the searches find nothing.
     public var surfaceViews: [SurfaceView] = []
     private var lastSurfaceLook = Int.min / 2
     /// Searches of the surface views in a row that found nothing (their back-off).
@@ -450,7 +451,7 @@ public final class ImageTracker: AnchorTracker {
                 lastCloserLook[reference] = frame.index
             }
         }
-        if !surfaceViews.isEmpty, frame.index - lastSurfaceLook >= surfaceLookInterval {
+        if !surfaceViews.isEmpty, frame.index - lastSurfaceLook >= surfaceLookWait {
             lastSurfaceLook = frame.index
             let looking = StageProfile.now(), followed = targets.count
             for view in surfaceViews where targets.count < parameters.maximumTracked {
@@ -464,7 +465,7 @@ public final class ImageTracker: AnchorTracker {
     /// Frames from one search of the surface views to the next: ``Parameters/surfaceLookInterval``
     /// doubled for each search in a row that found nothing, up to
     /// ``Parameters/surfaceLookLongestInterval``.
-    private var surfaceLookInterval: Int {
+    private var surfaceLookWait: Int {
         let longest = max(parameters.surfaceLookInterval, parameters.surfaceLookLongestInterval)
         let interval = parameters.surfaceLookInterval.multipliedReportingOverflow(by: 1 << min(fruitlessSurfaceLooks, 32))
         return interval.overflow ? longest : min(longest, interval.partialValue)

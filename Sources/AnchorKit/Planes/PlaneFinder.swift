@@ -214,7 +214,7 @@ struct PlaneFinder {
             // strip along a box's edge, and a stray point) turns it any way. Points at the height
             // of a level plane known are that plane's evidence, not the upright's: a box's
             // corner, a column of points from its foot to its top, lines up with a few of the
-            // floor's points beside it (a plane 30-40 degrees off both of the box's faces).
+            // floor's points beside it (a plane some 30 degrees off both of the box's faces).
             if alignment == .vertical {
                 let band = 2 * parameters.inlierDistance / unit
                 let along = surface.indices.filter { k in !levels.contains { abs(points[surface[k]].y - $0) <= band } }
