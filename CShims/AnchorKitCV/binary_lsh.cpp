@@ -15,7 +15,7 @@ namespace {
 // slower on the table scene (Benchmarks/README.md, "Our own LSH tables").
 int hamming(const uint8_t *a, const uint8_t *b) {
     int d = 0;
-    for (int i = 0; i < BinaryLsh::kDescriptorBytes; i += 8) {
+    for (int i = 0; i < kBinaryDescriptorBytes; i += 8) {
         uint64_t x, y;
         std::memcpy(&x, a + i, 8);
         std::memcpy(&y, b + i, 8);
@@ -26,7 +26,40 @@ int hamming(const uint8_t *a, const uint8_t *b) {
 
 constexpr int kQueryBlock = 64;  // queries per parallel task
 
+// Keeps the two nearest rows seen so far: a row at the best distance or the runner-up's does not
+// displace the one found first.
+struct NearestTwo {
+    int best = -1, second = -1, best_distance = INT_MAX, second_distance = INT_MAX;
+    void offer(int row, int distance) {
+        if (distance < best_distance) {
+            second = best; second_distance = best_distance;
+            best = row; best_distance = distance;
+        } else if (distance < second_distance && row != best) {
+            second = row; second_distance = distance;
+        }
+    }
+    void write(int q, int *indices, int *distances) const {
+        indices[2 * q] = best; indices[2 * q + 1] = second;
+        distances[2 * q] = best_distance; distances[2 * q + 1] = second_distance;
+    }
+};
+
 }  // namespace
+
+void nearestTwoExhaustive(const cv::Mat &queries, const cv::Mat &train, int *indices, int *distances) {
+    CV_Assert(queries.empty() || (queries.type() == CV_8U && queries.cols == kBinaryDescriptorBytes));
+    CV_Assert(train.empty() || (train.type() == CV_8U && train.cols == kBinaryDescriptorBytes && train.isContinuous()));
+    const int n = queries.rows, m = train.rows;
+    const uint8_t *rows = m > 0 ? train.ptr<uint8_t>() : nullptr;
+    cv::parallel_for_(cv::Range(0, (n + kQueryBlock - 1) / kQueryBlock), [&](const cv::Range &blocks) {
+        for (int q = blocks.start * kQueryBlock; q < std::min(n, blocks.end * kQueryBlock); ++q) {
+            const uint8_t *d = queries.ptr<uint8_t>(q);
+            NearestTwo nearest;
+            for (int row = 0; row < m; ++row) nearest.offer(row, hamming(d, rows + size_t(row) * kBinaryDescriptorBytes));
+            nearest.write(q, indices, distances);
+        }
+    });
+}
 
 BinaryLsh::BinaryLsh(const cv::Mat &descriptors, int tables, uint64_t seed) : descriptors_(descriptors) {
     CV_Assert(descriptors.empty() || (descriptors.type() == CV_8U && descriptors.cols == kDescriptorBytes && descriptors.isContinuous()));
@@ -105,21 +138,11 @@ void BinaryLsh::nearestTwo(const cv::Mat &queries, int *indices, int *distances)
                     __builtin_prefetch(descriptors_.ptr<uint8_t>(int(t.rows[i])));
                 }
             }
-            int best = -1, second = -1, best_distance = INT_MAX, second_distance = INT_MAX;
             // A row found again (in another table or probe) has the distance it had: it can
             // neither beat itself nor take the runner-up's place.
-            for (const uint32_t r : found) {
-                const int row = int(r);
-                const int distance = hamming(d, descriptors_.ptr<uint8_t>(row));
-                if (distance < best_distance) {
-                    second = best; second_distance = best_distance;
-                    best = row; best_distance = distance;
-                } else if (distance < second_distance && row != best) {
-                    second = row; second_distance = distance;
-                }
-            }
-            indices[2 * q] = best; indices[2 * q + 1] = second;
-            distances[2 * q] = best_distance; distances[2 * q + 1] = second_distance;
+            NearestTwo nearest;
+            for (const uint32_t r : found) nearest.offer(int(r), hamming(d, descriptors_.ptr<uint8_t>(int(r))));
+            nearest.write(q, indices, distances);
         }
     });
 }

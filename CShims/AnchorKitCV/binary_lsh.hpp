@@ -1,5 +1,6 @@
-// Multi-probe locality-sensitive hashing of 256-bit binary descriptors (ORB), for the
-// reference-image index (features.cpp). Internal to AnchorKitCV; not part of the C interface.
+// Nearest neighbours of 256-bit binary descriptors (ORB) by Hamming distance, for matching
+// features (features.cpp): exhaustive, and by multi-probe locality-sensitive hashing. Internal to
+// AnchorKitCV; not part of the C interface.
 #pragma once
 
 #include <cstdint>
@@ -14,9 +15,18 @@ namespace akcv {
 // a probe is two array reads instead of FLANN's hash-map lookup. A query probes, in every table,
 // its own key and the keys one bit away (multi-probe level 1), and keeps the two nearest distinct
 // rows by Hamming distance. The same descriptors and seed give the same index on every thread.
+constexpr int kBinaryDescriptorBytes = 32;
+
+// For each row of `queries` (n x 32 CV_8U): the nearest and second-nearest rows of `train`
+// (m x 32 CV_8U, continuous) and their distances, written as BinaryLsh::nearestTwo writes them; of
+// rows at equal distance the first wins. Every row is compared (cv::BFMatcher's knnMatch with
+// k = 2 finds the same, at several times the cost: a dispatched call per pair). Runs on several
+// threads over blocks of queries.
+void nearestTwoExhaustive(const cv::Mat &queries, const cv::Mat &train, int *indices, int *distances);
+
 class BinaryLsh {
 public:
-    static constexpr int kDescriptorBytes = 32;
+    static constexpr int kDescriptorBytes = kBinaryDescriptorBytes;
 
     // `descriptors`: rows x 32 CV_8U, continuous; shared, not copied (the caller leaves it
     // unchanged). Keys are log2 of the rows rounded up bits long, within 12...20 (about one row a

@@ -1,6 +1,6 @@
 // features.cpp — ORB features of planar reference images and of frames, and matching them: one
-// set against another (brute force) or a frame against many references (brute force or
-// multi-probe LSH, binary_lsh.cpp).
+// set against another (exhaustive) or a frame against many references (exhaustive or
+// multi-probe LSH; both in binary_lsh.cpp).
 #include "internal.hpp"
 
 #include <opencv2/core/utility.hpp>
@@ -171,22 +171,23 @@ bool valid_descriptors(const ak_features &f) {
            f.descriptors.type() == CV_8U && f.descriptors.isContinuous();
 }
 
-// Writes knnMatch results (k <= 2) of query rows against the global rows of `offsets` (one
+// Writes the nearest two of each query row (`indices` and `distances` as BinaryLsh::nearestTwo
+// gives them: -1 and INT_MAX where fewer were found) against the global rows of `offsets` (one
 // reference of `offsets.size() - 1`).
-int write_knn(const std::vector<std::vector<cv::DMatch>> &knn, const std::vector<int> &offsets, ak_match *matches,
-              int capacity) {
+int write_nearest(const std::vector<int> &indices, const std::vector<int> &distances, const std::vector<int> &offsets,
+                  ak_match *matches, int capacity) {
     int found = 0;
-    for (const std::vector<cv::DMatch> &m : knn) {
-        if (m.empty() || m[0].trainIdx < 0) continue;
+    for (size_t q = 0; q < indices.size() / 2; ++q) {
+        const int row = indices[2 * q];
+        if (row < 0) continue;
         if (found < capacity) {
-            const int row = m[0].trainIdx;
             const int ref = static_cast<int>(std::upper_bound(offsets.begin(), offsets.end(), row) - offsets.begin()) - 1;
             ak_match &out = matches[found];
-            out.query = m[0].queryIdx;
+            out.query = static_cast<int>(q);
             out.reference = ref;
             out.train = row - offsets[static_cast<size_t>(ref)];
-            out.distance = cvRound(m[0].distance);
-            out.second_distance = (m.size() > 1 && m[1].trainIdx >= 0) ? cvRound(m[1].distance) : INT_MAX;
+            out.distance = distances[2 * q];
+            out.second_distance = indices[2 * q + 1] >= 0 ? distances[2 * q + 1] : INT_MAX;
         }
         ++found;
     }
@@ -347,11 +348,7 @@ ak_status ak_feature_index_create(const ak_features *const *references, int coun
             }
             index->offsets[static_cast<size_t>(i) + 1] = row;
         }
-        if (k == AK_INDEX_BRUTE_FORCE) {
-            index->matcher = cv::BFMatcher::create(cv::NORM_HAMMING, false);
-        } else if (total > 0) {
-            index->lsh.reset(new akcv::BinaryLsh(index->descriptors, kLshTables, kLshSeed));
-        }
+        if (k == AK_INDEX_LSH && total > 0) index->lsh.reset(new akcv::BinaryLsh(index->descriptors, kLshTables, kLshSeed));
         *out = index.release();
         return AK_OK;
     });
@@ -369,24 +366,14 @@ ak_status ak_feature_index_match(ak_feature_index *index, const ak_features *que
         if (!valid_descriptors(*query)) return fail(AK_ERR_ARGUMENT, fn, "query has malformed descriptors");
         if (query->descriptors.empty() || index->descriptors.empty()) return AK_OK;
 
-        std::vector<std::vector<cv::DMatch>> knn;
+        const size_t n = static_cast<size_t>(query->descriptors.rows);
+        std::vector<int> indices(2 * n), distances(2 * n);
         if (index->kind == AK_INDEX_BRUTE_FORCE) {
-            index->matcher->knnMatch(query->descriptors, index->descriptors, knn, 2);
+            akcv::nearestTwoExhaustive(query->descriptors, index->descriptors, indices.data(), distances.data());
         } else {
-            const int n = query->descriptors.rows;
-            cv::Mat indices(n, 2, CV_32S), dists(n, 2, CV_32S);
-            index->lsh->nearestTwo(query->descriptors, indices.ptr<int>(), dists.ptr<int>());
-            const int total = index->descriptors.rows;
-            knn.resize(static_cast<size_t>(n));
-            for (int q = 0; q < n; ++q) {
-                const int *idx = indices.ptr<int>(q);
-                const int *dst = dists.ptr<int>(q);
-                std::vector<cv::DMatch> &m = knn[static_cast<size_t>(q)];
-                for (int k = 0; k < 2; ++k)
-                    if (idx[k] >= 0 && idx[k] < total) m.emplace_back(q, idx[k], static_cast<float>(dst[k]));
-            }
+            index->lsh->nearestTwo(query->descriptors, indices.data(), distances.data());
         }
-        *count = write_knn(knn, index->offsets, matches, capacity);
+        *count = write_nearest(indices, distances, index->offsets, matches, capacity);
         return AK_OK;
     });
 }
@@ -400,11 +387,11 @@ ak_status ak_features_match(const ak_features *query, const ak_features *train, 
         if (!valid_descriptors(*query) || !valid_descriptors(*train))
             return fail(AK_ERR_ARGUMENT, fn, "query or train has malformed descriptors");
         if (query->descriptors.empty() || train->descriptors.empty()) return AK_OK;
-        std::vector<std::vector<cv::DMatch>> knn;
-        cv::BFMatcher matcher(cv::NORM_HAMMING, false);
-        matcher.knnMatch(query->descriptors, train->descriptors, knn, 2);
+        const size_t n = static_cast<size_t>(query->descriptors.rows);
+        std::vector<int> indices(2 * n), distances(2 * n);
+        akcv::nearestTwoExhaustive(query->descriptors, train->descriptors, indices.data(), distances.data());
         const std::vector<int> offsets = {0, train->descriptors.rows};
-        *count = write_knn(knn, offsets, matches, capacity);
+        *count = write_nearest(indices, distances, offsets, matches, capacity);
         return AK_OK;
     });
 }

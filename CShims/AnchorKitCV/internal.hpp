@@ -237,7 +237,6 @@ struct ak_feature_index {
     ak_index_kind kind = AK_INDEX_BRUTE_FORCE;
     cv::Mat descriptors;                 // total x 32 CV_8U (the LSH tables index it in place)
     std::vector<int> offsets;
-    cv::Ptr<cv::BFMatcher> matcher;      // BRUTE_FORCE
     std::unique_ptr<akcv::BinaryLsh> lsh;  // LSH (null when there are no descriptors)
 };
 

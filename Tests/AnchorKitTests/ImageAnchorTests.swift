@@ -198,6 +198,27 @@ struct ImageAnchorTests {
         #expect(first.count > 100 && first == second)
     }
 
+    /// The exhaustive index (binary_lsh.cpp's nearestTwoExhaustive, in place of OpenCV's BFMatcher
+    /// since it gives the same matches at a fraction of the cost) gives every query of a real
+    /// photo its nearest reference feature, the first of any tie, and the runner-up's distance,
+    /// as recomputed here bit by bit.
+    @Test func exhaustiveMatchesAreTheNearestTwo() throws {
+        let reference = try FeatureSet(image: try PhotoLibrary.photo("graf1.png"))
+        let query = try FeatureSet(image: try PhotoLibrary.photo("graf3.png"))
+        let matches = try FeatureIndex(references: [reference], kind: .bruteForce).match(query)
+        let bytes = 32, r = reference.descriptors, q = query.descriptors
+        func distance(_ i: Int, _ j: Int) -> Int {
+            (0..<bytes).reduce(0) { $0 + (q[i * bytes + $1] ^ r[j * bytes + $1]).nonzeroBitCount }
+        }
+        #expect(matches.count == query.count && query.count > 100)
+        for m in matches {
+            let all = (0..<reference.count).map { distance(m.query, $0) }
+            let best = all.min()!
+            let second = all.enumerated().filter { $0.offset != m.train }.map(\.element).min()!
+            #expect(m.reference == 0 && m.train == all.firstIndex(of: best)! && m.distance == best && m.secondDistance == second)
+        }
+    }
+
     /// The LSH tables (binary_lsh.cpp) find what brute force finds: of the graffiti matches that
     /// pass the ratio test exhaustively, LSH finds the same nearest reference feature for most.
     @Test func lshFindsTheExhaustiveMatches() throws {
