@@ -62,7 +62,7 @@ void nearestTwoExhaustive(const cv::Mat &queries, const cv::Mat &train, int *ind
 }
 
 BinaryLsh::BinaryLsh(const cv::Mat &descriptors, int tables, uint64_t seed) : descriptors_(descriptors) {
-    CV_Assert(descriptors.empty() || (descriptors.type() == CV_8U && descriptors.cols == kDescriptorBytes && descriptors.isContinuous()));
+    CV_Assert(descriptors.empty() || (descriptors.type() == CV_8U && descriptors.cols == kBinaryDescriptorBytes && descriptors.isContinuous()));
     CV_Assert(tables >= 1);
     const int n = descriptors.rows;
     int key_bits = 1;
@@ -74,7 +74,7 @@ BinaryLsh::BinaryLsh(const cv::Mat &descriptors, int tables, uint64_t seed) : de
     std::vector<uint32_t> keys(static_cast<size_t>(n));
     for (Table &t : tables_) {
         // key_bits distinct positions of the 256 (a partial Fisher-Yates shuffle).
-        std::array<uint16_t, kDescriptorBytes * 8> all;
+        std::array<uint16_t, kBinaryDescriptorBytes * 8> all;
         std::iota(all.begin(), all.end(), uint16_t(0));
         for (int i = 0; i < key_bits; ++i) {
             const int j = i + static_cast<int>(splitmix64(state) % uint64_t(all.size() - size_t(i)));
@@ -105,7 +105,7 @@ uint32_t BinaryLsh::key(const Table &table, const uint8_t *descriptor) const {
 }
 
 void BinaryLsh::nearestTwo(const cv::Mat &queries, int *indices, int *distances) const {
-    CV_Assert(queries.empty() || (queries.type() == CV_8U && queries.cols == kDescriptorBytes));
+    CV_Assert(queries.empty() || (queries.type() == CV_8U && queries.cols == kBinaryDescriptorBytes));
     const int n = queries.rows;
     const size_t probes = tables_.size() * size_t(key_bits_ + 1);
     cv::parallel_for_(cv::Range(0, (n + kQueryBlock - 1) / kQueryBlock), [&](const cv::Range &blocks) {

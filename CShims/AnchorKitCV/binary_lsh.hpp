@@ -10,11 +10,7 @@
 
 namespace akcv {
 
-// Each table keys a descriptor by `key_bits` of its 256 bits, chosen from a fixed seed; a table's
-// buckets are stored flat (a counting sort of the rows by key: offsets into one array of rows), so
-// a probe is two array reads instead of FLANN's hash-map lookup. A query probes, in every table,
-// its own key and the keys one bit away (multi-probe level 1), and keeps the two nearest distinct
-// rows by Hamming distance. The same descriptors and seed give the same index on every thread.
+// Bytes of a descriptor (ORB with WTA_K = 2: 256 bits).
 constexpr int kBinaryDescriptorBytes = 32;
 
 // For each row of `queries` (n x 32 CV_8U): the nearest and second-nearest rows of `train`
@@ -24,10 +20,13 @@ constexpr int kBinaryDescriptorBytes = 32;
 // threads over blocks of queries.
 void nearestTwoExhaustive(const cv::Mat &queries, const cv::Mat &train, int *indices, int *distances);
 
+// Each table keys a descriptor by `key_bits` of its 256 bits, chosen from a fixed seed; a table's
+// buckets are stored flat (a counting sort of the rows by key: offsets into one array of rows), so
+// a probe is two array reads instead of FLANN's hash-map lookup. A query probes, in every table,
+// its own key and the keys one bit away (multi-probe level 1), and keeps the two nearest distinct
+// rows by Hamming distance. The same descriptors and seed give the same index on every thread.
 class BinaryLsh {
 public:
-    static constexpr int kDescriptorBytes = kBinaryDescriptorBytes;
-
     // `descriptors`: rows x 32 CV_8U, continuous; shared, not copied (the caller leaves it
     // unchanged). Keys are log2 of the rows rounded up bits long, within 12...20 (about one row a
     // bucket).

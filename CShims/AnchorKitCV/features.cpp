@@ -15,7 +15,7 @@ using namespace akcv;
 
 namespace {
 
-constexpr int kDescriptorBytes = akcv::BinaryLsh::kDescriptorBytes;  // ORB with WTA_K = 2
+constexpr int kDescriptorBytes = akcv::kBinaryDescriptorBytes;  // ORB with WTA_K = 2
 constexpr int kMaxFeatures = 100000;     // per image
 constexpr int kMaxGridSide = 64;
 

@@ -204,7 +204,7 @@ struct TrackingOptions: ParsableArguments {
         let sizes = try qrSizes.map(QRCodeSet.PayloadSize.init(argument:)) + input.qrCodes.compactMap(\.payloadSize)
         if let qrSize, let problem = Plausible.physicalSizeProblem(qrSize, of: "--qr") { throw ValidationError(problem) }
         let codes = qrSize == nil && sizes.isEmpty ? nil : QRCodeSet(defaultSize: qrSize, sizes: sizes)
-        guard world || !input.markers.isEmpty || !input.images.isEmpty || references != nil || codes != nil else {
+        guard world || !input.markers.isEmpty || imagesGiven || codes != nil else {
             throw ValidationError("nothing to track: give --world, --markers DICTIONARY:SIZE, --image NAME=PATH:WIDTH, --qr SIZE, or a sequence.json with targets")
         }
         guard maxImages >= 1 else { throw ValidationError("--max-images must be at least 1") }
@@ -220,19 +220,18 @@ struct TrackingOptions: ParsableArguments {
         configuration.qrCodes = codes
         configuration.independentFrames = photos || (input.isOneFrame && !world && planes == nil)
         configuration.imageTracking.maximumTracked = maxImages
+        // Gaps in a per-frame file are not errors (those frames are not aligned, or not located),
+        // but say so.
+        let frames = input.source.expectedFrameCount
         // Gravity aligns the world, and shows image targets lying level in a top view: read only
         // for those (a marker-only run needs no gravity file).
         let gravityFile = world || imagesGiven ? gravity ?? input.gravityPath : nil
         configuration.gravity = try gravityFile.map(GravityFile.read(contentsOf:))
-        if let gravityFile, let g = configuration.gravity {
-            warnAboutGaps(in: Set(g.keys), of: gravityFile, frames: input.source.expectedFrameCount)
-        }
+        if let gravityFile, let g = configuration.gravity { warnAboutGaps(in: Set(g.keys), of: gravityFile, frames: frames) }
         if world {
             let recorded = try poses.map(PoseFile.read(contentsOf:))
             configuration.worldTracking = recorded.map { .externalPoses($0) } ?? .visualOdometry(VisualOdometry.Parameters())
             if recorded == nil { configuration.inertial = try (imu ?? input.inertialPath).map(InertialLog.read(contentsOf:)) }
-            // Gaps are not errors (those frames are not aligned, or not located), but say so.
-            let frames = input.source.expectedFrameCount
             if let poses, let recorded { warnAboutGaps(in: Set(recorded.keys), of: poses, frames: frames) }
             configuration.planeDetection = planeDetection ?? []
             configuration.planeFinding.wallsFromFloorEdges = wallEdges == "on"
