@@ -66,7 +66,7 @@ public final class ImageTracker: AnchorTracker {
         public var closerLookFeatures = 500
         /// Frames before a reference a closer look did not find is looked at closely again.
         public var closerLookInterval = 5
-        /// A surface view (``ImageTracker/surfaceViews``) is searched as densely as a closer look
+        /// A surface view (``ImageTracker/surfaceViewSource``) is searched as densely as a closer look
         /// searches its window (``closerLookFeatures`` per ``closerLookWindow`` squared pixels:
         /// a poster 60 px wide in the view keeps a few distinctive matches only at that density),
         /// with at most this many features.
@@ -159,11 +159,11 @@ public final class ImageTracker: AnchorTracker {
     private var lastLoss = Int.min / 2
     /// The frame of each reference's last closer look that did not find it.
     private var lastCloserLook: [Int: Int] = [:]
-    /// Level surfaces in view, seen from above (set by the session before each frame: the view
-    /// from the frame's gravity, else views of the planes found): searched too, every
-    /// ``Parameters/surfaceLookInterval`` frames of detection, up to
+    /// Where level surfaces in view are seen from above (set by the session before each frame:
+    /// the frame's gravity, and views of the planes found): the views are built and searched
+    /// every ``Parameters/surfaceLookInterval`` frames of detection, up to
     /// ``Parameters/surfaceLookLongestInterval`` while the searches find nothing.
-    public var surfaceViews: [SurfaceView] = []
+    public var surfaceViewSource = SurfaceViewSource()
     private var lastSurfaceLook = Int.min / 2
     /// Searches of the surface views in a row that found nothing (their back-off).
     private var fruitlessSurfaceLooks = 0
@@ -451,7 +451,8 @@ public final class ImageTracker: AnchorTracker {
                 lastCloserLook[reference] = frame.index
             }
         }
-        if !surfaceViews.isEmpty, frame.index - lastSurfaceLook >= surfaceLookWait {
+        let surfaceViews = frame.index - lastSurfaceLook >= surfaceLookWait ? surfaceViewSource.views(camera: camera) : []
+        if !surfaceViews.isEmpty {
             lastSurfaceLook = frame.index
             let looking = StageProfile.now(), followed = targets.count
             for view in surfaceViews where targets.count < parameters.maximumTracked {

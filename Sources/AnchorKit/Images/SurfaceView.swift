@@ -97,3 +97,24 @@ public struct SurfaceView: Sendable, Equatable {
         self.height = height
     }
 }
+
+/// What an ``ImageTracker`` builds its top views of level surfaces from, given before each frame
+/// and turned into views only when the tracker searches them (every few frames of detection):
+/// the view from the frame's gravity where it exists, else the views of the planes found.
+public struct SurfaceViewSource: Sendable, Equatable {
+    /// The frame's gravity (ARKit camera axes, any length; nil when unknown): one view of every
+    /// level surface below the camera (``SurfaceView/init(levelSurfacesSeenWith:camera:steepestRay:maximumSide:)``).
+    public var gravity: SIMD3<Double>?
+    /// Top views of the level planes found so far, used when gravity gives no view.
+    public var planeViews: [SurfaceView]
+
+    public init(gravity: SIMD3<Double>? = nil, planeViews: [SurfaceView] = []) {
+        self.gravity = gravity
+        self.planeViews = planeViews
+    }
+
+    /// The views to search in a frame taken with `camera`.
+    public func views(camera: CameraIntrinsics) -> [SurfaceView] {
+        gravity.flatMap { SurfaceView(levelSurfacesSeenWith: $0, camera: camera) }.map { [$0] } ?? planeViews
+    }
+}

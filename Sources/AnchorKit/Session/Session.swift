@@ -187,8 +187,7 @@ public final class Session {
         }
         // Level surfaces are seen from above in a view from the frame's gravity (from the first
         // frame on), else in views of the planes found so far.
-        imageTracker?.surfaceViews = configuration.gravity?[frame.index]
-            .flatMap { SurfaceView(levelSurfacesSeenWith: $0, camera: configuration.camera) }.map { [$0] } ?? planeViews
+        imageTracker?.surfaceViewSource = SurfaceViewSource(gravity: configuration.gravity?[frame.index], planeViews: planeViews)
         let observations = try observeSideBySide(frame)
         let locating = StageProfile.now()
         let camera = try locate(frame, observations: observations)

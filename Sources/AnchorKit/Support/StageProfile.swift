@@ -40,7 +40,7 @@ public struct StageProfile: Sendable {
         case imageAlignment
         /// Of image targets: detection of references not followed (features, matching, checks).
         case imageDetection
-        /// Of detection: the level surfaces' top views searched (``ImageTracker/surfaceViews``);
+        /// Of detection: the level surfaces' top views searched (``ImageTracker/surfaceViewSource``);
         /// its calls are the searches.
         case imageSurfaceLooks
         /// World tracking: the camera's pose (flow, PnP), keyframes included.
