@@ -50,6 +50,9 @@ void clear_pose(ak_square_pose &p) {
 
 namespace akcv {
 
+// Enough for Levenberg-Marquardt from an IPPE solution to converge: it takes 3-10 steps.
+constexpr int kRefinementIterations = 50;
+
 // Both IPPE solutions, finite ones only, sorted by RMS reprojection error (0 when degenerate).
 void solve_ippe(const ak_camera &camera, const std::vector<cv::Point3d> &object, const std::vector<cv::Point2d> &image,
                 int flag, ak_square_pose &pose) {
@@ -87,23 +90,12 @@ void solve_ippe(const ak_camera &camera, const std::vector<cv::Point3d> &object,
         // IPPE is analytic, from the homography's Jacobian at one point: when the pixels are not
         // exactly a rigid view of the object (noise, rounding), it does not minimise their
         // reprojection error. Levenberg-Marquardt from each solution does, within its basin.
-        cv::Mat rr = r64.clone(), tt = t64.clone();
-        try {
-            cv::solvePnPRefineLM(object, image, K, dist, rr, tt,
-                                 cv::TermCriteria(cv::TermCriteria::COUNT | cv::TermCriteria::EPS, 20, 1e-10));
-        } catch (const cv::Exception &) {
-            rr = r64, tt = t64;
-        }
-        if (cv::checkRange(rr) && cv::checkRange(tt) && tt.at<double>(2) > 0) {
-            r = cv::Vec3d(rr.ptr<double>()), t = cv::Vec3d(tt.ptr<double>());
-            std::vector<cv::Point2d> projected;
-            cv::projectPoints(object, r, t, K, dist, projected);
-            double sum = 0;
-            for (size_t i = 0; i < image.size(); ++i) sum += std::pow(cv::norm(projected[i] - image[i]), 2);
-            err = std::sqrt(sum / static_cast<double>(image.size()));
-        }
         cv::Matx33d R;
         cv::Rodrigues(r, R);
+        cv::Matx33d refinedR = R;
+        cv::Vec3d refinedT = t;
+        const double refined = refine_pose(K, dist, object, image, refinedR, refinedT, kRefinementIterations);
+        if (std::isfinite(refined)) R = refinedR, t = refinedT, err = refined;
         sol[kept++] = Solution{R, t, err};
     }
     if (kept == 2 && sol[1].err < sol[0].err) std::swap(sol[0], sol[1]);

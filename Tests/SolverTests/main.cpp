@@ -1,8 +1,9 @@
 // The C++ solvers' own tests (anchorkit_solvers.h: world geometry, an object and its views,
-// alignment, plane sweep), on known cases: each solver gets what it should recover exactly
+// alignment, plane sweep; anchorkit_pose.h: a square's pose refined), on known cases: each solver gets what it should recover exactly
 // (noise-free geometry) or to a stated tolerance (noise, outliers). Prints one line per
 // check and exits non-zero when any fails. `swift test` runs it (SolverTests.swift).
 #include "anchorkit_solvers.h"
+#include "anchorkit_pose.h"
 
 #include <cmath>
 #include <cstdio>
@@ -284,6 +285,84 @@ void plane_sweep() {
     ak_image_free(other);
 }
 
+// A square's pose through a distorting camera (OpenCV's 5-coefficient model, written out here):
+// from exact corners the best solution is the true pose; from corners off by a third of a pixel
+// it is a minimum of the squared pixel error (no small turn or shift lowers it) and its error is
+// that of its own pose (pose_refinement.cpp).
+const ak_camera kDistorted{600, 600, 320, 240, {0.08, -0.15, 0.001, -0.002, 0.03}};
+
+bool distorted_pixel(const double *R, const double *t, const double X[3], double px[2]) {
+    double c[3];
+    for (int r = 0; r < 3; ++r) c[r] = R[3 * r] * X[0] + R[3 * r + 1] * X[1] + R[3 * r + 2] * X[2] + t[r];
+    if (c[2] <= 0) return false;
+    const double x = c[0] / c[2], y = c[1] / c[2], r2 = x * x + y * y;
+    const double *k = kDistorted.distortion;
+    const double radial = 1 + k[0] * r2 + k[1] * r2 * r2 + k[4] * r2 * r2 * r2;
+    px[0] = kDistorted.fx * (x * radial + 2 * k[2] * x * y + k[3] * (r2 + 2 * x * x)) + kDistorted.cx;
+    px[1] = kDistorted.fy * (y * radial + k[2] * (r2 + 2 * y * y) + 2 * k[3] * x * y) + kDistorted.cy;
+    return true;
+}
+
+// RMS pixel error of the square of side `side` at (R, t) against `corners`.
+double square_rms(const double *R, const double *t, double side, const float corners[8]) {
+    const double h = side / 2, X[4][3] = {{-h, h, 0}, {h, h, 0}, {h, -h, 0}, {-h, -h, 0}};
+    double sum = 0;
+    for (int k = 0; k < 4; ++k) {
+        double px[2];
+        if (!distorted_pixel(R, t, X[k], px)) return INFINITY;
+        sum += (px[0] - corners[2 * k]) * (px[0] - corners[2 * k]) + (px[1] - corners[2 * k + 1]) * (px[1] - corners[2 * k + 1]);
+    }
+    return std::sqrt(sum / 4);
+}
+
+void square_pose() {
+    const double side = 0.1;
+    const std::vector<double> P = pose(0.3, 0.9, 0.3162, 0.5, 0.05, -0.02, 0.6);
+    const double R[9] = {P[0], P[1], P[2], P[4], P[5], P[6], P[8], P[9], P[10]}, t[3] = {P[3], P[7], P[11]};
+    const double h = side / 2, X[4][3] = {{-h, h, 0}, {h, h, 0}, {h, -h, 0}, {-h, -h, 0}};
+    float corners[8];
+    for (int k = 0; k < 4; ++k) {
+        double px[2];
+        distorted_pixel(R, t, X[k], px);
+        corners[2 * k] = static_cast<float>(px[0]), corners[2 * k + 1] = static_cast<float>(px[1]);
+    }
+    ak_square_pose exact{};
+    const bool ran = ak_solve_square_poses(&kDistorted, side, corners, 1, &exact) == AK_OK && exact.solutions >= 1;
+    const double pose_error = ran ? std::fmax(max_abs_difference(exact.rotation[0], R, 9), max_abs_difference(exact.translation[0], t, 3)) : INFINITY;
+    // The corners are floats, rounded by up to 1.5e-5 px: the tilt of a 100 px square moves by
+    // about 1e-6 rad for that.
+    check(pose_error < 1e-5, "square pose, exact corners: largest pose element error", pose_error, 1e-5);
+
+    const float offsets[8] = {0.3f, -0.2f, -0.3f, 0.1f, 0.2f, 0.3f, -0.1f, -0.3f};
+    for (int i = 0; i < 8; ++i) corners[i] += offsets[i];
+    ak_square_pose noisy{};
+    const bool solved = ak_solve_square_poses(&kDistorted, side, corners, 1, &noisy) == AK_OK && noisy.solutions >= 1;
+    const double rms = solved ? square_rms(noisy.rotation[0], noisy.translation[0], side, corners) : INFINITY;
+    check(std::fabs(rms - noisy.error[0]) < 1e-9, "square pose, noisy corners: stated error less its pose's (px)",
+          std::fabs(rms - noisy.error[0]), 1e-9);
+    // Turns of 1e-5 rad about each axis and shifts of 1e-6 m along each: none lowers the error.
+    double lowest = INFINITY;
+    for (int axis = 0; axis < 6; ++axis)
+        for (double sign : {-1.0, 1.0}) {
+            double Rm[9], tm[3];
+            for (int i = 0; i < 9; ++i) Rm[i] = noisy.rotation[0][i];
+            for (int i = 0; i < 3; ++i) tm[i] = noisy.translation[0][i];
+            if (axis < 3) {
+                const double a = sign * 1e-5;
+                const std::vector<double> turn = pose(axis == 0, axis == 1, axis == 2, a, 0, 0, 0);
+                double turned[9];
+                for (int r = 0; r < 3; ++r)
+                    for (int c = 0; c < 3; ++c)
+                        turned[3 * r + c] = turn[4 * r] * Rm[c] + turn[4 * r + 1] * Rm[3 + c] + turn[4 * r + 2] * Rm[6 + c];
+                for (int i = 0; i < 9; ++i) Rm[i] = turned[i];
+            } else {
+                tm[axis - 3] += sign * 1e-6;
+            }
+            lowest = std::fmin(lowest, square_rms(Rm, tm, side, corners) - rms);
+        }
+    check(lowest > -1e-9, "square pose, noisy corners: least change of the error by a small move (px)", lowest, -1e-9);
+}
+
 void bad_arguments() {
     // Invalid input is an error status with a message, never a crash.
     ak_pnp_params params;
@@ -307,6 +386,7 @@ int main() {
     object_and_views();
     alignment();
     plane_sweep();
+    square_pose();
     bad_arguments();
     std::printf("%s: %d check(s) failed\n", failures ? "FAILED" : "passed", failures);
     return failures ? 1 : 0;

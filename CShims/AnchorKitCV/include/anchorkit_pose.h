@@ -22,7 +22,8 @@ typedef struct {
 } ak_square_pose;
 
 /* Pose of `count` square targets of side `side` metres from their 4 corners each (TL, TR, BR, BL
- * as in ak_marker_detection.corners), with OpenCV's SOLVEPNP_IPPE_SQUARE. Both solutions of the
+ * as in ak_marker_detection.corners), with OpenCV's SOLVEPNP_IPPE_SQUARE, each solution then
+ * refined to the least squared pixel error through the camera's distortion. Both solutions of the
  * planar ambiguity are returned. The target frame is OpenCV's marker frame: origin at the centre,
  * +x toward the right edge, +y toward the top edge, +z out of the printed face; corners at
  * (-s/2, s/2, 0), (s/2, s/2, 0), (s/2, -s/2, 0), (-s/2, -s/2, 0). */
