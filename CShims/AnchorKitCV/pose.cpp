@@ -50,7 +50,8 @@ void clear_pose(ak_square_pose &p) {
 
 namespace akcv {
 
-// Enough for Levenberg-Marquardt from an IPPE solution to converge: it takes 3-10 steps.
+// A cap above the steps Levenberg-Marquardt takes from an IPPE solution to converge
+// (Benchmarks/README.md, "Poses refined without OpenCV's general solver").
 constexpr int kRefinementIterations = 50;
 
 // Both IPPE solutions, finite ones only, sorted by RMS reprojection error (0 when degenerate).
