@@ -9,7 +9,8 @@ package struct PoseHypothesis: Sendable {
 }
 
 /// Poses of planar targets: square markers of known side from their four corners (OpenCV's
-/// IPPE_SQUARE), and reference images from point correspondences (IPPE).
+/// IPPE_SQUARE), and reference images from point correspondences (IPPE), each solution refined
+/// to the least squared pixel error through the camera's distortion.
 ///
 /// A plane seen from a distance has two poses that explain its points almost equally well (the
 /// target tilted toward or away from the camera). Both are returned, best first, so that callers
