@@ -84,6 +84,7 @@ double refine_pose(const cv::Matx33d &K, const cv::Matx<double, 1, 5> &distortio
                    const std::vector<cv::Point2d> &image, cv::Matx33d &R, cv::Vec3d &t, int max_iterations) {
     double current = cost(K, distortion, object, image, R, t);
     if (!std::isfinite(current)) return std::numeric_limits<double>::quiet_NaN();
+    const auto rms = [&] { return std::sqrt(current / static_cast<double>(object.size())); };
     double lambda = kInitialDamping;
     for (int it = 0; it < max_iterations && current > 0; ++it) {
         Mat6 H = Mat6::Zero();
@@ -122,14 +123,14 @@ double refine_pose(const cv::Matx33d &K, const cv::Matx<double, 1, 5> &distortio
                 R = R2, t = t2, current = next;
                 lambda = std::max(lambda * kDampingDown, 1e-12);
                 stepped = true;
-                if (decrease <= kRelativeDecrease * next || moved <= kTinyStep) return std::sqrt(current / object.size());
+                if (decrease <= kRelativeDecrease * next || moved <= kTinyStep) return rms();
                 break;
             }
             lambda *= kDampingUp;
         }
         if (!stepped) break;  // no step lowers the cost: a minimum to the precision of doubles
     }
-    return std::sqrt(current / static_cast<double>(object.size()));
+    return rms();
 }
 
 }  // namespace akcv

@@ -1,7 +1,8 @@
 // The C++ solvers' own tests (anchorkit_solvers.h: world geometry, an object and its views,
-// alignment, plane sweep; anchorkit_pose.h: a square's pose refined), on known cases: each solver gets what it should recover exactly
-// (noise-free geometry) or to a stated tolerance (noise, outliers). Prints one line per
-// check and exits non-zero when any fails. `swift test` runs it (SolverTests.swift).
+// alignment, plane sweep; anchorkit_pose.h: a square's pose refined), on known cases: each solver
+// gets what it should recover exactly (noise-free geometry) or to a stated tolerance (noise,
+// outliers). Prints one line per check and exits non-zero when any fails. `swift test` runs it
+// (SolverTests.swift).
 #include "anchorkit_solvers.h"
 #include "anchorkit_pose.h"
 
