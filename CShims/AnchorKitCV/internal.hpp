@@ -151,12 +151,13 @@ struct ak_marker_detector {
 // ---------------------------------------------------------------- marker refinement (marker_refinement.cpp)
 namespace akcv {
 // In place on det.corners (ids in det.ids), on the full-resolution gray image: OpenCV >= 4.7's
-// sub-pixel corners (refine_subpix); or (refine_markers) each marker's border lines fitted to
-// sub-pixel edges (also measuring its edge blur into det.edge_blur), then its ideal picture aligned,
-// on det.refinement_threads. refine_markers returns the time spent in each of those two steps,
-// summed over the markers and threads (s): a split of the pass's wall time for the profile.
+// sub-pixel corners (refine_subpix); or (refine_markers) each marker's sub-pixel corners (when
+// det.subpix), its border lines fitted to sub-pixel edges (also measuring its edge blur into
+// det.edge_blur), then its ideal picture aligned, marker by marker on det.refinement_threads.
+// refine_markers returns the time spent in each of those three steps, summed over the markers and
+// threads (s): a split of the pass's wall time for the profile.
 void refine_subpix(ak_marker_detector &det, const cv::Mat &gray);
-cv::Vec2d refine_markers(ak_marker_detector &det, const cv::Mat &gray);
+cv::Vec3d refine_markers(ak_marker_detector &det, const cv::Mat &gray);
 // Template refinement of one marker from the corners given (TL, TR, BR, BL); false (quad unchanged)
 // when it does not converge within half a module.
 bool refine_template_from(ak_marker_detector &det, const cv::Mat &gray, int id, std::vector<cv::Point2f> &quad);

@@ -52,18 +52,19 @@ void for_each_marker(ak_marker_detector &det, Body &&body) {
 // Corner refinement as OpenCV >= 4.7 does it (aruco_detector.cpp): the cornerSubPix half-window is
 // min(refinement_window, max(1, round(0.3 * module size))), the module size being the mean side of
 // the quad over markerSize + 2 border bits; criteria 50 iterations / 0.01 px.
-}  // namespace
-
-void refine_subpix(ak_marker_detector &det, const cv::Mat &gray) {
+void refine_quad_subpix(const ak_marker_detector &det, const cv::Mat &gray, std::vector<cv::Point2f> &quad) {
     const int modules = det.dict->markerSize + 2 * det.params->markerBorderBits;
     const cv::TermCriteria criteria(cv::TermCriteria::MAX_ITER | cv::TermCriteria::EPS,
                                     det.params->cornerRefinementMaxIterations, det.params->cornerRefinementMinAccuracy);
-    for (std::vector<cv::Point2f> &quad : det.corners) {
-        if (quad.size() != 4) continue;
-        const double module = module_size(quad, modules);
-        const int win = std::min(det.subpix_window, std::max(1, cvRound(0.3 * module)));
-        cv::cornerSubPix(gray, quad, cv::Size(win, win), cv::Size(-1, -1), criteria);
-    }
+    const double module = module_size(quad, modules);
+    const int win = std::min(det.subpix_window, std::max(1, cvRound(0.3 * module)));
+    cv::cornerSubPix(gray, quad, cv::Size(win, win), cv::Size(-1, -1), criteria);
+}
+}  // namespace
+
+void refine_subpix(ak_marker_detector &det, const cv::Mat &gray) {
+    for (std::vector<cv::Point2f> &quad : det.corners)
+        if (quad.size() == 4) refine_quad_subpix(det, gray, quad);
 }
 
 namespace {
@@ -373,25 +374,28 @@ constexpr double kFollowSigmaCap = 10;
 
 }  // namespace
 
-cv::Vec2d refine_markers(ak_marker_detector &det, const cv::Mat &gray) {
+cv::Vec3d refine_markers(ak_marker_detector &det, const cv::Mat &gray) {
     const int modules = det.dict->markerSize + 2 * det.params->markerBorderBits;
     det.edge_blur.assign(det.corners.size(), cv::Vec2d::all(std::numeric_limits<double>::quiet_NaN()));
     det.correlations.assign(det.corners.size(), std::numeric_limits<float>::quiet_NaN());
-    std::vector<cv::Vec2d> busy(det.corners.size());
+    std::vector<cv::Vec3d> busy(det.corners.size());
+    using Clock = std::chrono::steady_clock;
+    const auto seconds = [](Clock::time_point from, Clock::time_point to) { return std::chrono::duration<double>(to - from).count(); };
     for_each_marker(det, [&](size_t m, TemplateScratch &scratch) {
         if (det.corners[m].size() != 4) return;
         std::vector<cv::Point2f> &quad = det.corners[m];
-        const auto start = std::chrono::steady_clock::now();
+        const auto start = Clock::now();
+        if (det.subpix) refine_quad_subpix(det, gray, quad);
+        const auto cornered = Clock::now();
         refine_quad_edges(gray, modules, quad, det.edge_blur[m]);
-        const auto edged = std::chrono::steady_clock::now();
+        const auto edged = Clock::now();
         TemplatePlacement fit;
         if (refine_quad_template(det, scratch, gray, det.ids[m], quad, det.edge_blur[m], &fit) && det.template_correlation)
             det.correlations[m] = static_cast<float>(template_correlation(scratch.smooth, gray, fit, kDetectionCorrelationStride));
-        busy[m] = cv::Vec2d(std::chrono::duration<double>(edged - start).count(),
-                            std::chrono::duration<double>(std::chrono::steady_clock::now() - edged).count());
+        busy[m] = cv::Vec3d(seconds(start, cornered), seconds(cornered, edged), seconds(edged, Clock::now()));
     });
-    cv::Vec2d total(0, 0);
-    for (const cv::Vec2d &b : busy) total += b;
+    cv::Vec3d total(0, 0, 0);
+    for (const cv::Vec3d &b : busy) total += b;
     return total;
 }
 

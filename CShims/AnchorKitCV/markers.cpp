@@ -265,22 +265,23 @@ void run_detection(ak_marker_detector &det, const ak_image &image, const cv::Rec
                                 static_cast<float>((c.y + 0.5) / scale - 0.5 + region->y));
     }
     candidates.stop();
-    if (det.subpix) {
-        const akcv::StageTimer timer(det.profile.subpixel);
-        refine_subpix(det, *gray);
-    }
     if (det.template_refinement) {
-        // Both steps run in one pass, marker by marker: its wall time is shared between them in
-        // proportion to the time each took.
+        // The steps run in one pass, marker by marker (its markers on several threads for still
+        // photos): its wall time is shared between them in proportion to the time each took.
         double wall = 0;
-        cv::Vec2d busy;
+        cv::Vec3d busy;
         {
             const akcv::StageTimer timer(wall);
             busy = refine_markers(det, *gray);
         }
-        const double edges = busy[0] + busy[1] > 0 ? wall * busy[0] / (busy[0] + busy[1]) : 0;
+        const double total = busy[0] + busy[1] + busy[2];
+        const double subpixel = total > 0 ? wall * busy[0] / total : 0, edges = total > 0 ? wall * busy[1] / total : 0;
+        det.profile.subpixel += subpixel;
         det.profile.edges += edges;
-        det.profile.template_alignment += wall - edges;
+        det.profile.template_alignment += wall - subpixel - edges;
+    } else if (det.subpix) {
+        const akcv::StageTimer timer(det.profile.subpixel);
+        refine_subpix(det, *gray);
     }
 }
 

@@ -107,9 +107,10 @@ ak_status ak_marker_detector_follow(ak_marker_detector *detector, const ak_image
 /* Where a detector's time went since it was made (as AprilTag 3's timeprofile), wall-clock
  * seconds summed over its calls: the candidate stage (AprilTag 3 or OpenCV's ArUco, with the
  * gray conversion and any region resampling), sub-pixel corners, edge lines, the template
- * alignment (of detections, and of markers followed or refined from given corners). A detection's
- * edge lines and templates are one pass, marker by marker (on several threads for still photos):
- * its wall time is split between the two in proportion to the time each took. */
+ * alignment (of detections, and of markers followed or refined from given corners). With TEMPLATE
+ * refinement a detection's sub-pixel corners, edge lines and templates are one pass, marker by
+ * marker (on several threads for still photos): its wall time is split between the three in
+ * proportion to the time each took. */
 typedef struct {
     double candidates, subpixel, edges, template_alignment;
     int calls; /* detect, detect_region, refine_template and follow calls */
