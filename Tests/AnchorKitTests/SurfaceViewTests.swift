@@ -73,19 +73,25 @@ struct SurfaceViewTests {
         #expect(SurfaceView(levelSurfacesSeenWith: .zero, camera: Self.camera) == nil)
     }
 
-    /// The tracker's source of views: the view from gravity where it exists; the planes' views
-    /// when gravity is unknown or gives none (looking up); nothing from an empty source.
+    /// The tracker's source of views: the view from gravity where it exists; the level planes'
+    /// views from the camera given when gravity is unknown or gives none (looking up); nothing
+    /// from an empty source or from planes without a camera.
     @Test func sourceGivesGravitysViewElseThePlanes() throws {
         let plane = Transform(translation: SIMD3(0, -1, -2))
         let planeView = try #require(SurfaceView(plane: plane, extent: SIMD2(1, 1), worldFromCamera: .identity, camera: Self.camera))
+        let anchor = Anchor(identifier: "plane/0", kind: .plane, isTracked: true, transform: plane, extent: SIMD2(1, 1),
+                            alignment: .horizontal)
         let down = Transform(rotation: .rotation(angle: -.pi / 4, axis: SIMD3(1, 0, 0)), translation: .zero)
         let downGravity = down.rotation.transposed * SIMD3(0, -9.81, 0)
         let fromGravity = try #require(SurfaceView(levelSurfacesSeenWith: downGravity, camera: Self.camera))
-        #expect(SurfaceViewSource(gravity: downGravity, planeViews: [planeView]).views(camera: Self.camera) == [fromGravity])
+        #expect(SurfaceViewSource(gravity: downGravity, levelPlanes: [anchor], worldFromCamera: .identity).views(camera: Self.camera)
+                    == [fromGravity])
         let up = Transform(rotation: .rotation(angle: .pi / 6, axis: SIMD3(1, 0, 0)), translation: .zero)
         let upGravity = up.rotation.transposed * SIMD3(0, -9.81, 0)
-        #expect(SurfaceViewSource(gravity: upGravity, planeViews: [planeView]).views(camera: Self.camera) == [planeView])
-        #expect(SurfaceViewSource(planeViews: [planeView]).views(camera: Self.camera) == [planeView])
+        #expect(SurfaceViewSource(gravity: upGravity, levelPlanes: [anchor], worldFromCamera: .identity).views(camera: Self.camera)
+                    == [planeView])
+        #expect(SurfaceViewSource(levelPlanes: [anchor], worldFromCamera: .identity).views(camera: Self.camera) == [planeView])
+        #expect(SurfaceViewSource(levelPlanes: [anchor]).views(camera: Self.camera).isEmpty)
         #expect(SurfaceViewSource().views(camera: Self.camera).isEmpty)
     }
 }

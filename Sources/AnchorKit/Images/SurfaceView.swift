@@ -100,21 +100,31 @@ public struct SurfaceView: Sendable, Equatable {
 
 /// What an ``ImageTracker`` builds its top views of level surfaces from, given before each frame
 /// and turned into views only when the tracker searches them (every few frames of detection):
-/// the view from the frame's gravity where it exists, else the views of the planes found.
+/// the view from the frame's gravity where it exists, else the views of the level planes found.
 public struct SurfaceViewSource: Sendable, Equatable {
     /// The frame's gravity (ARKit camera axes, any length; nil when unknown): one view of every
     /// level surface below the camera (``SurfaceView/init(levelSurfacesSeenWith:camera:steepestRay:maximumSide:)``).
     public var gravity: SIMD3<Double>?
-    /// Top views of the level planes found so far, used when gravity gives no view.
-    public var planeViews: [SurfaceView]
+    /// Level plane anchors found so far (their `transform` and `extent`, metres), seen from
+    /// ``worldFromCamera``: their top views are used when gravity gives no view.
+    public var levelPlanes: [Anchor]
+    /// The camera the plane views are built for (ARKit camera axes, world frame): a recent one
+    /// is enough, as the view needs only to undo the foreshortening and what it finds is aligned
+    /// in the frame. Nil: no plane views.
+    public var worldFromCamera: Transform?
 
-    public init(gravity: SIMD3<Double>? = nil, planeViews: [SurfaceView] = []) {
+    public init(gravity: SIMD3<Double>? = nil, levelPlanes: [Anchor] = [], worldFromCamera: Transform? = nil) {
         self.gravity = gravity
-        self.planeViews = planeViews
+        self.levelPlanes = levelPlanes
+        self.worldFromCamera = worldFromCamera
     }
 
     /// The views to search in a frame taken with `camera`.
     public func views(camera: CameraIntrinsics) -> [SurfaceView] {
-        gravity.flatMap { SurfaceView(levelSurfacesSeenWith: $0, camera: camera) }.map { [$0] } ?? planeViews
+        if let gravity, let view = SurfaceView(levelSurfacesSeenWith: gravity, camera: camera) { return [view] }
+        guard let worldFromCamera else { return [] }
+        return levelPlanes.compactMap {
+            SurfaceView(plane: $0.transform, extent: $0.extent, worldFromCamera: worldFromCamera, camera: camera)
+        }
     }
 }

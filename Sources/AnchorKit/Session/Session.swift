@@ -14,8 +14,9 @@ public final class Session {
     private let trackers: [AnchorTracker]
     /// The image tracker among them, which is told of the level surfaces in view.
     private let imageTracker: ImageTracker?
-    /// Top views of the horizontal planes below the last frame's camera.
-    private var planeViews: [SurfaceView] = []
+    /// The horizontal planes and the last frame's camera, for the image tracker's top views of
+    /// them (none while tracking is not normal).
+    private var levelPlanesSeen = SurfaceViewSource()
     private let world: WorldTracker?
     /// `sessionWorld_from_trackerWorld`, fixed once: for odometry in a world of its own, at its
     /// first located frame (a rotation: gravity alignment; the origin stays at the tracker's origin
@@ -187,7 +188,9 @@ public final class Session {
         }
         // Level surfaces are seen from above in a view from the frame's gravity (from the first
         // frame on), else in views of the planes found so far.
-        imageTracker?.surfaceViewSource = SurfaceViewSource(gravity: configuration.gravity?[frame.index], planeViews: planeViews)
+        var surfaces = levelPlanesSeen
+        surfaces.gravity = configuration.gravity?[frame.index]
+        imageTracker?.surfaceViewSource = surfaces
         let observations = try observeSideBySide(frame)
         let locating = StageProfile.now()
         let camera = try locate(frame, observations: observations)
@@ -245,11 +248,9 @@ public final class Session {
         events.updated += planeEvents.updated
         events.removed += planeEvents.removed
         if imageTracker != nil, let planes {
-            // The next frame's plane views, from this frame's camera: a frame old, as the view
-            // needs only to undo the foreshortening, and what it finds is aligned in the frame.
-            planeViews = camera.trackingState != .normal ? [] : planes.anchors.filter { $0.alignment == .horizontal }.compactMap {
-                SurfaceView(plane: $0.transform, extent: $0.extent, worldFromCamera: camera.transform, camera: configuration.camera)
-            }
+            // The next frame's plane views are built, if searched, for this frame's camera.
+            levelPlanesSeen = camera.trackingState != .normal ? SurfaceViewSource()
+                : SurfaceViewSource(levelPlanes: planes.anchors.filter { $0.alignment == .horizontal }, worldFromCamera: camera.transform)
         }
         for tracked in trackedRaycasts { tracked.update(raycast(tracked.query)) }
         trackedRaycasts.removeAll { !$0.isTracking }
