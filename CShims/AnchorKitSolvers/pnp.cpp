@@ -1,11 +1,14 @@
 // pnp.cpp — ak_solve_pnp (anchorkit_world.h): a camera pose from map points and their pixels,
-// RANSAC over OpenCV's PnP solvers and a refinement on the inliers.
+// RANSAC over OpenCV's PnP solvers and a refinement on the inliers (refine_pose, pose_refinement.cpp).
 #include "world_geometry.hpp"
 
 using namespace akcv;
 using namespace akcv::world;
 
 namespace {
+
+// Levenberg-Marquardt steps of the refinement on each inlier set (it stops sooner once converged).
+constexpr int kRefinementIterations = 30;
 
 ak_status check_pnp_params(const char *fn, const ak_pnp_params &p) noexcept {
     const int m = enum_value(p.method);
@@ -88,6 +91,10 @@ ak_status ak_solve_pnp(const ak_pinhole *camera, const double *points, const flo
         rvec.convertTo(rvec, CV_64F);
         tvec.convertTo(tvec, CV_64F);
         if (!cv::checkRange(rvec) || !cv::checkRange(tvec)) return AK_OK;
+        cv::Matx33d R;
+        cv::Rodrigues(rvec, R);
+        cv::Vec3d t(tvec.at<double>(0), tvec.at<double>(1), tvec.at<double>(2));
+        const cv::Matx<double, 1, 5> pinhole = cv::Matx<double, 1, 5>::zeros();
 
         // Refine on the inliers, re-classify every point with the refined pose, and again until
         // the inlier set settles: RANSAC's set belongs to a pose from a minimal sample.
@@ -104,12 +111,8 @@ ak_status ak_solve_pnp(const ak_pinhole *camera, const double *points, const flo
             for (int i = 0; i < count; ++i)
                 if (mask[i]) obj.push_back(object[i]), img.push_back(image[i]);
             if (static_cast<int>(obj.size()) < std::max(p.min_inliers, 4)) return AK_OK;
-            cv::solvePnPRefineLM(obj, img, K, cv::noArray(), rvec, tvec,
-                                 cv::TermCriteria(cv::TermCriteria::COUNT | cv::TermCriteria::EPS, 30, 1e-10));
-            if (!cv::checkRange(rvec) || !cv::checkRange(tvec)) return AK_OK;
-            cv::Matx33d R;
-            cv::Rodrigues(rvec, R);
-            const cv::Vec3d t(tvec.at<double>(0), tvec.at<double>(1), tvec.at<double>(2));
+            // A start with an inlier behind the camera has no pose (NaN); else R, t are refined.
+            if (!std::isfinite(refine_pose(K, pinhole, obj, img, R, t, kRefinementIterations))) return AK_OK;
             bool changed = false;
             sum = 0, n = 0;
             for (int i = 0; i < count; ++i) {
@@ -130,12 +133,10 @@ ak_status ak_solve_pnp(const ak_pinhole *camera, const double *points, const flo
         }
         if (n < std::max(p.min_inliers, 4)) return AK_OK;
 
-        cv::Matx33d R;
-        cv::Rodrigues(rvec, R);
         Pose pose;
         for (int i = 0; i < 3; ++i) {
             for (int j = 0; j < 3; ++j) pose.R(i, j) = R(i, j);
-            pose.t[i] = tvec.at<double>(i);
+            pose.t[i] = t[i];
         }
         write_pose(pose, result->camera_from_world);
         result->found = 1;
