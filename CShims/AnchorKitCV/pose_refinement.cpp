@@ -3,7 +3,8 @@
 // k3): Levenberg-Marquardt on SE(3) with the projection's Jacobian written out.
 //
 // It minimises what cv::solvePnPRefineLM minimises, for the few points of a marker or an image
-// target: OpenCV's general solver computes projectPoints' Jacobians for every camera parameter
+// target and for world tracking's PnP inliers (pnp.cpp, a pinhole): OpenCV's general solver
+// computes projectPoints' Jacobians for every camera parameter
 // and allocates its matrices at every iteration, which for four points costs an order of
 // magnitude more than the fit itself (Benchmarks/README.md, "Poses refined without OpenCV's
 // general solver"); this one also runs to convergence rather than to an iteration count.
