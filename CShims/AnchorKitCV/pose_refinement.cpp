@@ -4,10 +4,10 @@
 //
 // It minimises what cv::solvePnPRefineLM minimises, for the few points of a marker or an image
 // target and for world tracking's PnP inliers (pnp.cpp, a pinhole): OpenCV's general solver
-// computes projectPoints' Jacobians for every camera parameter
-// and allocates its matrices at every iteration, which for four points costs an order of
-// magnitude more than the fit itself (Benchmarks/README.md, "Poses refined without OpenCV's
-// general solver"); this one also runs to convergence rather than to an iteration count.
+// computes projectPoints' Jacobians for every camera parameter and allocates its matrices at
+// every iteration, which for four points costs an order of magnitude more than the fit itself
+// (Benchmarks/README.md, "Poses refined without OpenCV's general solver"); this one also runs
+// to convergence rather than to an iteration count.
 //
 // Conventions: OpenCV's camera axes (+x right, +y down, +z forward); x_camera = R x_object + t;
 // pixel centres at integers. A step perturbs the pose on the left: R <- exp([w]x) R,
