@@ -132,7 +132,18 @@ public final class ImageTracker: AnchorTracker {
         /// The naive per-frame baseline: detection in every frame by brute-force matching
         /// against each reference with a ratio test and RANSAC; no tracking, alignment or filter.
         public var detectEveryFrame = false
+        /// Each frame an unrelated photo: searched in full by the detection above (its closer
+        /// looks and verification included), nothing followed or remembered from the frame before.
+        public var independentFrames = false
         public init() {}
+
+        /// These parameters for still photos: every frame detected on its own, with no pose filter.
+        public func forStills() -> Parameters {
+            var p = self
+            p.independentFrames = true
+            p.filter = nil
+            return p
+        }
     }
 
     /// A target being followed.
@@ -189,6 +200,15 @@ public final class ImageTracker: AnchorTracker {
         let gray = try frame.gray()
         if parameters.detectEveryFrame {
             return try detectNaively(in: gray, frame: frame)
+        }
+        if parameters.independentFrames {
+            targets.removeAll()
+            lastCloserLook.removeAll()
+            (lastSurfaceLook, fruitlessSurfaceLooks) = (Int.min / 2, 0)
+            let detecting = StageProfile.now()
+            try detect(in: gray, frame: frame)
+            profile.add(.imageDetection, since: detecting)
+            return try targets.compactMap { try observation($0, frame: frame) }
         }
         let building = StageProfile.now()
         let pyramid = try frame.flowPyramid()

@@ -66,8 +66,7 @@ public final class Session {
             }
             markerParameters = markerParameters.forStills()
             markerDetection = markerDetection.forStills()
-            imageParameters.detectEveryFrame = true
-            imageParameters.filter = nil
+            imageParameters = imageParameters.forStills()
         }
         var trackers: [AnchorTracker] = []
         if !configuration.markers.isEmpty {
