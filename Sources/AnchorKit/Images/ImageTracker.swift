@@ -62,10 +62,11 @@ public final class ImageTracker: AnchorTracker {
         public var closerLooks = 2
         public var closerLookWindow = 160
         public var closerLookScale = 2
-        /// Features searched for in that window.
+        /// Features searched for in that window. Every detection pass takes its closer looks
+        /// afresh: waiting some frames after one that found nothing left a sign lost behind a
+        /// passing sheet of paper unfound at 640x360 (Benchmarks/README.md, "Closer looks in
+        /// every detection pass").
         public var closerLookFeatures = 500
-        /// Frames before a reference a closer look did not find is looked at closely again.
-        public var closerLookInterval = 5
         /// A surface view (``ImageTracker/surfaceViewSource``) is searched as densely as a closer look
         /// searches its window (``closerLookFeatures`` per ``closerLookWindow`` squared pixels:
         /// a poster 60 px wide in the view keeps a few distinctive matches only at that density),
@@ -168,8 +169,6 @@ public final class ImageTracker: AnchorTracker {
     private var lastDetection = Int.min / 2
     /// The last frame in which a followed target was lost.
     private var lastLoss = Int.min / 2
-    /// The frame of each reference's last closer look that did not find it.
-    private var lastCloserLook: [Int: Int] = [:]
     /// Where level surfaces in view are seen from above (set by the session before each frame:
     /// the frame's gravity, and views of the planes found): the views are built and searched
     /// every ``Parameters/surfaceLookInterval`` frames of detection, up to
@@ -203,7 +202,6 @@ public final class ImageTracker: AnchorTracker {
         }
         if parameters.independentFrames {
             targets.removeAll()
-            lastCloserLook.removeAll()
             (lastSurfaceLook, fruitlessSurfaceLooks) = (Int.min / 2, 0)
             let detecting = StageProfile.now()
             try detect(in: gray, frame: frame)
@@ -462,13 +460,10 @@ public final class ImageTracker: AnchorTracker {
         let found = Set(targets.map(\.reference))
         let small = byReference.filter {
             !found.contains($0.key) && $0.value.count >= parameters.closerLookMatches
-                && frame.index - (lastCloserLook[$0.key] ?? Int.min / 2) >= parameters.closerLookInterval
         }
         for (reference, group) in small.prefix(parameters.closerLooks) where targets.count < parameters.maximumTracked {
             if let target = try lookCloser(for: reference, around: group.map { features.points[$0.query] }, in: gray, gray: gray) {
                 targets.append(target)
-            } else {
-                lastCloserLook[reference] = frame.index
             }
         }
         let surfaceViews = frame.index - lastSurfaceLook >= surfaceLookWait ? surfaceViewSource.views(camera: camera) : []
