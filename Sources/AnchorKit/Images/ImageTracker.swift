@@ -25,6 +25,8 @@ import Foundation
 ///   blur of the flow's motion where it does not align as if sharp.
 /// - Pose: IPPE on the refined corners (then least-squares reprojection), blended over time by
 ///   a `PlanarPoseTrack`.
+/// - Still photos (``Parameters/forStills()``): each frame gets the detection above on its own,
+///   nothing followed or blended from the frame before.
 public final class ImageTracker: AnchorTracker {
     /// Tuning.
     public struct Parameters: Sendable {
