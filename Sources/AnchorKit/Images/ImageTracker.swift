@@ -140,11 +140,16 @@ public final class ImageTracker: AnchorTracker {
         public var independentFrames = false
         public init() {}
 
-        /// These parameters for still photos: every frame detected on its own, with no pose filter.
+        /// These parameters for still photos: every frame detected on its own, with twice the
+        /// ``frameFeatures`` and no pose filter. A photo is searched once where a video has many
+        /// frames to find a target in, and a target seen far off its normal keeps few right
+        /// matches among the video's count (Benchmarks/README.md, "Still photos of reference
+        /// images get the full detection").
         public func forStills() -> Parameters {
             var p = self
             p.independentFrames = true
             p.filter = nil
+            p.frameFeatures.maximumCount *= 2
             return p
         }
     }
