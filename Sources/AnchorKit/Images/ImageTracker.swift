@@ -61,13 +61,13 @@ public final class ImageTracker: AnchorTracker {
         /// matches but not found: small targets. Three: a poster 90 px wide keeps 2-4 distinctive
         /// matches among a frame's thousand features once the index finds the true runner-up.
         public var closerLookMatches = 3
+        /// Closer looks a detection pass takes at most, afresh in every pass: waiting some frames
+        /// after one that found nothing left a sign lost behind a passing sheet of paper unfound at
+        /// 640x360 (Benchmarks/README.md, "Closer looks in every detection pass").
         public var closerLooks = 2
         public var closerLookWindow = 160
         public var closerLookScale = 2
-        /// Features searched for in that window. Every detection pass takes its closer looks
-        /// afresh: waiting some frames after one that found nothing left a sign lost behind a
-        /// passing sheet of paper unfound at 640x360 (Benchmarks/README.md, "Closer looks in
-        /// every detection pass").
+        /// Features searched for in that window.
         public var closerLookFeatures = 500
         /// A surface view (``ImageTracker/surfaceViewSource``) is searched as densely as a closer look
         /// searches its window (``closerLookFeatures`` per ``closerLookWindow`` squared pixels:
@@ -136,23 +136,26 @@ public final class ImageTracker: AnchorTracker {
         /// against each reference with a ratio test and RANSAC; no tracking, alignment or filter.
         public var detectEveryFrame = false
         /// Each frame an unrelated photo: searched in full by the detection above (its closer
-        /// looks and verification included), nothing followed or remembered from the frame before.
+        /// looks and verification included) with ``ImageTracker/stillFeatureFactor`` times
+        /// ``frameFeatures``, nothing followed or remembered from the frame before.
         public var independentFrames = false
         public init() {}
 
-        /// These parameters for still photos: every frame detected on its own, with twice the
-        /// ``frameFeatures`` and no pose filter. A photo is searched once where a video has many
-        /// frames to find a target in, and a target seen far off its normal keeps few right
-        /// matches among the video's count (Benchmarks/README.md, "Still photos of reference
-        /// images get the full detection").
+        /// These parameters for still photos: every frame detected on its own
+        /// (``independentFrames``), with no pose filter.
         public func forStills() -> Parameters {
             var p = self
             p.independentFrames = true
             p.filter = nil
-            p.frameFeatures.maximumCount *= 2
             return p
         }
     }
+
+    /// How many times ``Parameters/frameFeatures`` a still photo (``Parameters/independentFrames``)
+    /// is searched with: a photo is searched once where a video has many frames to find a target
+    /// in, and a target seen far off its normal keeps few right matches among the video's count
+    /// (Benchmarks/README.md, "Still photos of reference images get the full detection").
+    public static let stillFeatureFactor = 2
 
     /// A target being followed.
     private struct Target {
@@ -621,6 +624,7 @@ public final class ImageTracker: AnchorTracker {
             searchedMask = try mask?.resized(width: w, height: h)
         }
         var p = parameters.frameFeatures
+        if parameters.independentFrames { p.maximumCount *= Self.stillFeatureFactor }
         p.maximumCount = max(p.maximumCount, Int((Double(p.maximumCount) * Double(searched.width * searched.height) / (640 * 480)).rounded()))
         let features = try FeatureSet(reachingTheEdgesOf: searched, mask: searchedMask, parameters: p)
         guard searched.width != gray.width else { return (features, 1) }
