@@ -145,7 +145,8 @@ typedef struct {
 
 /* The pose of a camera from `count` world points (3 * count doubles) and their pixels, with
  * solvePnPRansac, then Levenberg-Marquardt on SE(3) on the inliers (the refinement of the marker
- * poses, pose_refinement.cpp), re-classifying the points with the refined pose. `initial_camera_from_world` (12 doubles, may be NULL) is a guess
+ * poses, pose_refinement.cpp), re-classifying the points with the refined pose.
+ * `initial_camera_from_world` (12 doubles, may be NULL) is a guess
  * (e.g. a motion model's): RANSAC's final solve is then SOLVEPNP_ITERATIVE from it. `inliers`
  * (count, may be NULL) gets 1 for inliers of the returned pose. Too few points or inliers give
  * found = 0, not an error. */
