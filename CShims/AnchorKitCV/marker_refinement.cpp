@@ -24,11 +24,18 @@ double module_size(const std::vector<cv::Point2f> &quad, int modules) {
     return perimeter / (4.0 * modules);
 }
 
-// The module's width along the marker's x and y axes, px: the mean of the sides crossing each axis
-// (sides 0 and 2 run along x) over `modules`.
+// The module's width across the sides that cross the marker's x and y axes, px (sides 0 and 2 run
+// along x, 1 and 3 along y): the quad's area over the mean length of those sides, over `modules`.
+// Blur is measured across the sides, so this is the scale that converts it into modules. For a
+// rectangle it is the side along the axis over `modules`; for a sheared quad (a marker turned
+// about its diagonal and seen obliquely, a diamond) it is less: the modules are thin slivers, and a
+// template blurred as if they were as wide as they are long pulled the acute corners 1.1 px in.
 cv::Vec2d axis_modules(const std::vector<cv::Point2f> &quad, int modules) {
-    const double x = cv::norm(quad[1] - quad[0]) + cv::norm(quad[2] - quad[3]), y = cv::norm(quad[3] - quad[0]) + cv::norm(quad[2] - quad[1]);
-    return cv::Vec2d(x, y) / (2.0 * modules);
+    const double area = 0.5 * std::abs((quad[2] - quad[0]).cross(quad[3] - quad[1]));
+    const double along_x = 0.5 * (cv::norm(quad[1] - quad[0]) + cv::norm(quad[2] - quad[3]));
+    const double along_y = 0.5 * (cv::norm(quad[3] - quad[0]) + cv::norm(quad[2] - quad[1]));
+    if (!(along_x > 0) || !(along_y > 0)) return cv::Vec2d(0, 0);
+    return cv::Vec2d(area / along_y, area / along_x) / static_cast<double>(modules);
 }
 
 // Runs body(m, scratch) for every marker m of det.corners: in order on the detector's own buffers,

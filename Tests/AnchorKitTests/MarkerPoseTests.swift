@@ -90,6 +90,32 @@ struct MarkerPoseTests {
               + "rotation \(String(format: "%.3f", rotation))°, translation \(String(format: "%.3f", translation)) %")
     }
 
+    /// A marker turned 45° about its normal and seen 75° off it (a tag on the floor ahead): a
+    /// diamond about 42 x 10 px whose modules are thin slivers. Its template's blur is converted
+    /// with the modules' width across the sides, not their length along them: converted with the
+    /// length, its two acute corners settled 1.6 and 1.3 px inside and the pose came out 7.3 % too
+    /// far (1.1, 1.0 px and 5.2 % now; what is left: Benchmarks/README.md, "Known quirks").
+    @Test func markerTurnedAboutItsNormalAndSeenObliquely() throws {
+        let camera = MarkerScenes.standardCamera()
+        let pose = Transform(rotation: .rotation(angle: 75 * .pi / 180, axis: SIMD3(1, 0, 0)) * Self.facing
+                                 * .rotation(angle: .pi / 4, axis: SIMD3(0, 1, 0)),
+                             translation: SIMD3(0.0, -0.05, -1.4))
+        let truth = try Self.render(id: 7, cameraFromAnchor: pose)
+        var configuration = Configuration(camera: camera,
+                                          markers: [MarkerSet(dictionary: "DICT_4X4_50", size: Self.markerSize, ids: [7])])
+        configuration.markerTracking.filter = nil
+        let update = try Session(configuration: configuration).process(Frame(index: 0, time: 0, image: truth.image))
+        let anchor = try #require(update.anchor("marker/DICT_4X4_50/7"))
+        let corners = try #require(anchor.corners)
+        let cornerErrors = zip(corners, truth.corners).map { length($0 - $1) }
+        let distance = length(truth.cameraFromAnchor.translation)
+        let translation = 100 * length(anchor.transform.translation - truth.cameraFromAnchor.translation) / distance
+        print("marker seen 75° off its normal: corner errors \(cornerErrors.map { String(format: "%.2f", $0) }) px, "
+              + "translation \(String(format: "%.2f", translation)) %")
+        #expect(cornerErrors.allSatisfy { $0 < 1.3 }, "corner errors \(cornerErrors) px")
+        #expect(translation < 6, "translation error \(translation) %")
+    }
+
     @Test func singleFramePoseWithoutFilter() throws {
         // The first frame's own estimate (ids listed, so trusted at once; no temporal filter).
         let pose = Self.poses[0]
