@@ -28,8 +28,9 @@ double module_size(const std::vector<cv::Point2f> &quad, int modules) {
 // along x, 1 and 3 along y): the quad's area over the mean length of those sides, over `modules`.
 // Blur is measured across the sides, so this is the scale that converts it into modules. For a
 // rectangle it is the side along the axis over `modules`; for a sheared quad (a marker turned
-// about its diagonal and seen obliquely, a diamond) it is less: the modules are thin slivers, and a
-// template blurred as if they were as wide as they are long pulled the acute corners 1.1 px in.
+// about its normal and seen obliquely, a diamond) it is less: its modules are thin slivers, and a
+// template blurred as if they were as wide as they are long pulled the acute corners in
+// (Benchmarks/README.md, "A code's template blurred across its modules").
 cv::Vec2d axis_modules(const std::vector<cv::Point2f> &quad, int modules) {
     const double area = 0.5 * std::abs((quad[2] - quad[0]).cross(quad[3] - quad[1]));
     const double along_x = 0.5 * (cv::norm(quad[1] - quad[0]) + cv::norm(quad[2] - quad[3]));
