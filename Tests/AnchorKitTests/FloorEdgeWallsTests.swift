@@ -76,6 +76,33 @@ struct FloorEdgeWallsTests {
         #expect(abs(wall.origin.z - Self.wallZ) < 0.05, "foot at z = \(wall.origin.z)")
     }
 
+    /// A row of map points where something stands on the floor (12 points along 1.2 m, 2 m in
+    /// front of the wall: a box's foot, the plain floor around it giving none) counts as four of
+    /// the five pairs of views the floor's height needs: with it, the third view gives the floor
+    /// and the wall (the first with a pair of views agreeing on the foot's height, and two
+    /// earlier views 15 cm or more across it). The same row 30 cm above the floor (a shelf's
+    /// foot) agrees with no pair: the floor comes from the edges alone, as without the row.
+    @Test func floorHeightSoonerFromARowOfPointsThingsStandOn() throws {
+        func firstFloor(rowRisingBy rise: Double?) throws -> (view: Int, height: Double) {
+            let row = rise.map { r in (0..<12).map { SIMD3(-0.6 + 0.11 * Double($0), Self.floorY + r, Self.wallZ + 2) } } ?? []
+            var walls = FloorEdgeWalls(parameters: PlaneDetection.Parameters())
+            for (i, z) in stride(from: 1.4, through: 0.19, by: -0.2).enumerated() {
+                let view = try Self.view(at: z)
+                let found = try walls.candidates(in: view.gray, worldFromCamera: view.worldFromCamera, camera: Self.camera,
+                                                 floor: nil, points: row, knownPlanes: [], metresPerUnit: 1)
+                if let floor = found.first(where: { $0.alignment == .horizontal }) { return (i + 1, floor.origin.y) }
+            }
+            return (0, .nan)
+        }
+        let edgesAlone = try firstFloor(rowRisingBy: nil)
+        let onTheFloor = try firstFloor(rowRisingBy: 0), raised = try firstFloor(rowRisingBy: 0.3)
+        #expect(edgesAlone.view >= 6 && onTheFloor.view == 3 && raised.view == edgesAlone.view,
+                "the floor from view \(edgesAlone.view) by the edges alone, \(onTheFloor.view) with the row, \(raised.view) with it raised")
+        for found in [edgesAlone, onTheFloor, raised] {
+            #expect(abs(found.height - Self.floorY) < 0.03, "floor at y = \(found.height)")
+        }
+    }
+
     /// Walking along the wall (20 cm a view, none across its foot), the views lay the foot on
     /// one line whatever its height: no wall, until the floor's points are seen up to the foot
     /// (four, 10-20 cm in front of it, along 2.4 m of it): then the third view finds it.

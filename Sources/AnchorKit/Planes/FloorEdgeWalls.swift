@@ -88,7 +88,8 @@ struct FloorEdgeWalls {
         if let floor {
             floorHeight = floor.transform.translation.y
         } else {
-            guard let height = edgeFloorHeight(of: view, tolerance: tolerance, unit: unit),
+            let resting = restingHeight(of: points, tolerance: tolerance, unit: unit)
+            guard let height = edgeFloorHeight(of: view, besides: resting, tolerance: tolerance, unit: unit),
                   Self.isBelowMap(height, points: points, tolerance: 1.5 * tolerance) else { return [] }
             floorHeight = height
         }
@@ -185,9 +186,10 @@ struct FloorEdgeWalls {
 
     /// The lowest height at which edges of `view` and of the earlier views agree (laid on a
     /// level plane at that height, they land on one line), when five pairs of views or more
-    /// agree within 2 `tolerance`.
-    private func edgeFloorHeight(of view: View, tolerance: Double, unit: Double) -> Double? {
-        var heights: [Double] = []
+    /// agree within 2 `tolerance`; a row of points things stand on (`resting`,
+    /// ``restingHeight(of:tolerance:unit:)``) counts as four pairs.
+    private func edgeFloorHeight(of view: View, besides resting: Double?, tolerance: Double, unit: Double) -> Double? {
+        var heights: [Double] = resting.map { Array(repeating: $0, count: 4) } ?? []
         let probe = view.centre.y - 1 / unit
         for edge in view.edges {
             guard let line = Self.laid(edge, from: view.centre, at: probe, unit: unit) else { continue }
@@ -221,6 +223,30 @@ struct FloorEdgeWalls {
         for (i, h) in heights.enumerated() {
             let agreeing = heights[i...].prefix { $0 <= h + 2 * tolerance }
             if agreeing.count >= 5 { return agreeing[agreeing.count / 2 + agreeing.startIndex] }
+        }
+        return nil
+    }
+
+    /// The median height of the lowest row of `points` (map points, world) within 2 `tolerance`
+    /// of one height, with ``PlaneDetection/Parameters/restingRowPoints`` or more stretching
+    /// ``PlaneDetection/Parameters/restingRowLength`` or more in the top view, and at most 2 % of
+    /// `points` below it: the foot of something standing on the floor. A row, not an area: the
+    /// plain floor around it gives no points.
+    private func restingHeight(of points: [SIMD3<Double>], tolerance: Double, unit: Double) -> Double? {
+        let sorted = points.sorted { $0.y < $1.y }
+        let least = parameters.restingRowPoints
+        guard sorted.count >= least else { return nil }
+        var end = 0
+        for start in sorted.indices {
+            end = max(end, start)
+            while end < sorted.count, sorted[end].y <= sorted[start].y + 2 * tolerance { end += 1 }
+            guard end - start >= least else { continue }
+            let row = sorted[start..<end]
+            let top = row.map { SIMD2($0.x, $0.z) }
+            // The row's length: its spread along its main direction, as a uniform segment's.
+            guard 12.squareRoot() * PlaneFinder.spread(top).major * unit >= parameters.restingRowLength else { continue }
+            let height = row[row.startIndex + row.count / 2].y
+            return Self.isBelowMap(height, points: points, tolerance: 1.5 * tolerance) ? height : nil
         }
         return nil
     }

@@ -86,6 +86,13 @@ public struct PlaneDetection: OptionSet, Sendable {
         /// length, lie within `footFloorBand` metres in front of it (the floor is seen up to
         /// the edge, where an edge above the floor would hide it).
         public var footFloorBand = 0.3
+        /// A plain floor gives no points, but things standing on it do along their foot, where
+        /// their texture meets it: while no floor is found, the lowest row of at least
+        /// `restingRowPoints` map points within two inlier distances of one height, stretching
+        /// `restingRowLength` metres or more, counts as four of the five pairs of views whose
+        /// agreement on an edge's height gives the floor's (see `wallsFromFloorEdges`).
+        public var restingRowPoints = 12
+        public var restingRowLength = 0.5
         /// Rooms as boxes (a Manhattan world): the walls found from the floor's edges are turned
         /// parallel or perpendicular to the first upright plane found when within 10° of it.
         public var manhattanWorld = false
