@@ -88,7 +88,7 @@ struct FloorEdgeWalls {
         if let floor {
             floorHeight = floor.transform.translation.y
         } else {
-            let resting = restingHeight(of: points, tolerance: tolerance, unit: unit)
+            let resting = restingHeight(of: points, below: view.centre.y, tolerance: tolerance, unit: unit)
             guard let height = edgeFloorHeight(of: view, besides: resting, tolerance: tolerance, unit: unit),
                   Self.isBelowMap(height, points: points, tolerance: 1.5 * tolerance) else { return [] }
             floorHeight = height
@@ -187,7 +187,7 @@ struct FloorEdgeWalls {
     /// The lowest height at which edges of `view` and of the earlier views agree (laid on a
     /// level plane at that height, they land on one line), when five pairs of views or more
     /// agree within 2 `tolerance`; a row of points things stand on (`resting`,
-    /// ``restingHeight(of:tolerance:unit:)``) counts as four pairs.
+    /// ``restingHeight(of:below:tolerance:unit:)``) counts as four pairs.
     private func edgeFloorHeight(of view: View, besides resting: Double?, tolerance: Double, unit: Double) -> Double? {
         var heights: [Double] = resting.map { Array(repeating: $0, count: 4) } ?? []
         let probe = view.centre.y - 1 / unit
@@ -231,8 +231,11 @@ struct FloorEdgeWalls {
     /// of one height, with ``PlaneDetection/Parameters/restingRowPoints`` or more stretching
     /// ``PlaneDetection/Parameters/restingRowLength`` or more in the top view, and at most 2 % of
     /// `points` below it: the foot of something standing on the floor. A row, not an area: the
-    /// plain floor around it gives no points.
-    private func restingHeight(of points: [SIMD3<Double>], tolerance: Double, unit: Double) -> Double? {
+    /// plain floor around it gives no points. Nil when that row lies less than 0.8 m below the
+    /// camera (`viewpoint`, the height of a view's centre): a hand-held camera is higher above a
+    /// floor, even in a map whose unit is guessed 40 % short, and a picture's or a shelf's row
+    /// on a bare wall would otherwise pass for it.
+    private func restingHeight(of points: [SIMD3<Double>], below viewpoint: Double, tolerance: Double, unit: Double) -> Double? {
         let sorted = points.sorted { $0.y < $1.y }
         let least = parameters.restingRowPoints
         guard sorted.count >= least else { return nil }
@@ -246,6 +249,7 @@ struct FloorEdgeWalls {
             // The row's length: its spread along its main direction, as a uniform segment's.
             guard 12.squareRoot() * PlaneFinder.spread(top).major * unit >= parameters.restingRowLength else { continue }
             let height = row[row.startIndex + row.count / 2].y
+            guard viewpoint - height >= 0.8 / unit else { return nil }
             return Self.isBelowMap(height, points: points, tolerance: 1.5 * tolerance) ? height : nil
         }
         return nil

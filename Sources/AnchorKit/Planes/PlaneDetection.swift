@@ -89,8 +89,9 @@ public struct PlaneDetection: OptionSet, Sendable {
         /// A plain floor gives no points, but things standing on it do along their foot, where
         /// their texture meets it: while no floor is found, the lowest row of at least
         /// `restingRowPoints` map points within two inlier distances of one height, stretching
-        /// `restingRowLength` metres or more, counts as four of the five pairs of views whose
-        /// agreement on an edge's height gives the floor's (see `wallsFromFloorEdges`).
+        /// `restingRowLength` metres or more, 0.8 m or more below the camera, counts as four of
+        /// the five pairs of views whose agreement on an edge's height gives the floor's (see
+        /// `wallsFromFloorEdges`).
         public var restingRowPoints = 12
         public var restingRowLength = 0.5
         /// Rooms as boxes (a Manhattan world): the walls found from the floor's edges are turned
