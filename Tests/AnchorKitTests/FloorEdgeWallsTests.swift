@@ -141,6 +141,31 @@ struct FloorEdgeWallsTests {
         }
     }
 
+    /// Walking along the wall and a little toward it, with the floor known and none of its points:
+    /// the plain floor is seen from the foot down to the frame's bottom edge, which grounds the
+    /// foot once the views that lay it on one line are 7.5 cm apart across it (half
+    /// `edgeBaseline`): 4 cm a view finds the wall at the third view, 2 cm a view (4 cm in all)
+    /// finds nothing.
+    @Test func footSeenDownToTheFrameGroundedFromHalfTheBaseline() throws {
+        for (step, finds) in [(0.04, true), (0.02, false)] {
+            var walls = FloorEdgeWalls(parameters: PlaneDetection.Parameters())
+            var found: [[PlaneCandidate]] = []
+            for i in 0..<3 {
+                let view = try Self.view(at: 1.0 - step * Double(i), x: 0.2 * Double(i))
+                found.append(try walls.candidates(in: view.gray, worldFromCamera: view.worldFromCamera, camera: Self.camera,
+                                                  floor: Self.floorAnchor, points: [], knownPlanes: [], metresPerUnit: 1))
+            }
+            #expect(found[0].isEmpty && found[1].isEmpty)
+            if finds {
+                let wall = try #require(found[2].first, "\(step) m a view: no wall")
+                #expect(found[2].count == 1 && length(wall.normal - SIMD3(0, 0, 1)) < 0.02, "normal \(wall.normal)")
+                #expect(abs(wall.origin.z - Self.wallZ) < 0.03, "foot at z = \(wall.origin.z)")
+            } else {
+                #expect(found[2].isEmpty, "\(step) m a view: \(found[2].count) candidates")
+            }
+        }
+    }
+
     /// The floor's points do not ground an edge above the floor: walking along the wall with the
     /// floor taken 30 cm too high (a low table's top, as in edgeOffTheFloorIsNoWall), the foot
     /// laid on it lands 0.8 m short of the wall, inside that "floor" (it reaches to 2.5 m, the

@@ -427,9 +427,9 @@ struct RoomSceneTests {
 /// carpet, no target (`Datasets/room-painted`). At 8 s the camera pans over the bare back wall
 /// (under 100 corners in view): tracking holds there, limited, on the few points followed and
 /// comes back to normal; the painted back wall, with no map points but its door frame, is found
-/// from its foot on the floor; the plain carpet within 1.5 s, from the row of points where the
-/// first box stands on it, and the right wall, in view for the first 1.3 s only, with it; no
-/// false plane. (Figures over the whole walk, beside the mosaic
+/// from its foot on the floor (within 2 s: the carpet seen from its foot down to the frame's
+/// edge); the plain carpet within 1.5 s, from the row of points where the first box stands on
+/// it, and the right wall, in view for the first 1.3 s only, with it; no false plane. (Figures over the whole walk, beside the mosaic
 /// room: Benchmarks/README.md, "Rooms as they are".)
 @Suite("Painted room")
 struct PaintedRoomTests {
@@ -453,8 +453,10 @@ struct PaintedRoomTests {
         #expect(world.regains == world.losses)
         #expect((world.absoluteTrajectoryErrorPercent ?? .infinity) < 2)
         #expect(found.isSuperset(of: ["plane/floor", "plane/bench", "plane/wall-back", "plane/wall-right"]))
-        let floorFound = planes.planes.first { $0.identifier == "plane/floor" }?.foundFrame
-        #expect((floorFound ?? .max) <= 45, "floor found at frame \(floorFound ?? -1)")
+        for (plane, by) in [("plane/floor", 45), ("plane/wall-back", 60)] {
+            let foundFrame = planes.planes.first { $0.identifier == plane }?.foundFrame
+            #expect((foundFrame ?? .max) <= by, "\(plane) found at frame \(foundFrame ?? -1)")
+        }
         #expect(planes.falsePlanes.isEmpty)
     }
 }

@@ -30,10 +30,12 @@ struct FloorEdgeWalls {
 
     /// An edge as lines of sight (world directions from the view's centre): through its ends,
     /// and through the highest points above three points along it up to which the far side's
-    /// shade goes.
+    /// shade goes; and whether the near side's shade goes on from its middle to the frame's
+    /// bottom edge.
     private struct Edge {
         var a: SIMD3<Double>, b: SIMD3<Double>
         var tops: [SIMD3<Double>]
+        var nearShadeReachesBottom = false
     }
 
     private struct View {
@@ -134,7 +136,8 @@ struct FloorEdgeWalls {
     }
 
     /// The upright surface whose foot is `edge` of `view`, when two views of `earlier` apart across
-    /// it agree (or, closer, two views agree and `floorPoints` ground it: ``isGrounded(_:by:facing:unit:)``),
+    /// it agree (or, closer, two views agree and `floorPoints` ground it, ``isGrounded(_:by:facing:unit:)``,
+    /// or, half as far apart, the floor is found and its shade runs from the edge to the frame's foot),
     /// no floor found lies beyond it and its shade rises 0.25 m or more; with the foot as laid on
     /// the floor (`reference` squares the surface: a Manhattan world).
     private func wall(rising edge: Edge, in view: View, seenBefore earlier: [LaidView], floorHeight: Double,
@@ -143,10 +146,13 @@ struct FloorEdgeWalls {
         guard let foot = Self.laid(edge, from: view.centre, at: floorHeight, unit: unit) else { return nil }
         let across = SIMD2(-foot.direction.y, foot.direction.x)
         let agreeing = earlier.filter { other in other.lines.contains { Self.isSame($0, as: foot, tolerance: tolerance) } }
-        let supporters = agreeing.filter { other in
-            abs(dot(SIMD2(other.centre.x - view.centre.x, other.centre.z - view.centre.z), across)) >= parameters.edgeBaseline / unit
-        }
-        guard supporters.count >= 2 || (agreeing.count >= 2 && isGrounded(foot, by: floorPoints, facing: view.centre, unit: unit))
+        let baselines = agreeing.map { other in abs(dot(SIMD2(other.centre.x - view.centre.x, other.centre.z - view.centre.z), across)) }
+        let supporters = baselines.filter { $0 >= parameters.edgeBaseline / unit }
+        // Seen down to the frame's foot in one shade, the edge bounds the floor under the camera,
+        // as a wall's foot does; a box's top would too, so half the baseline is still asked: it
+        // puts a top 0.6 m or more above the floor 5 cm off (0.35 m for the whole baseline).
+        let floorBelow = floorRegion != nil && edge.nearShadeReachesBottom && (baselines.max() ?? 0) >= parameters.edgeBaseline / (2 * unit)
+        guard supporters.count >= 2 || (agreeing.count >= 2 && (isGrounded(foot, by: floorPoints, facing: view.centre, unit: unit) || floorBelow))
         else { return nil }
         // A floor found beyond the edge: the edge lies on the floor (a tile's, a rug's).
         let normal = Self.normal(of: foot, facing: view.centre)
@@ -276,7 +282,10 @@ struct FloorEdgeWalls {
             let tops = [Float(0.2), 0.5, 0.8].map { f in
                 sight(Self.reach(of: shade, in: gray, from: segment.start + (segment.end - segment.start) * f, toward: up))
             }
-            return Edge(a: a, b: b, tops: tops)
+            // `reach` stops 2-3 px short of the border.
+            let nearShade = leftIsFar ? segment.rightGray : segment.leftGray
+            let bottom = Self.reach(of: nearShade, in: gray, from: middle, toward: -up)
+            return Edge(a: a, b: b, tops: tops, nearShadeReachesBottom: Int(bottom.y.rounded()) >= gray.height - 6)
         }
     }
 

@@ -84,7 +84,9 @@ public struct PlaneDetection: OptionSet, Sendable {
         /// apart across it: there, two views that lay it on one line suffice when the floor is a
         /// plane of points and three of its points or more, spread over 30 % of the foot's
         /// length, lie within `footFloorBand` metres in front of it (the floor is seen up to
-        /// the edge, where an edge above the floor would hide it).
+        /// the edge, where an edge above the floor would hide it), or, with a floor found and
+        /// views half `edgeBaseline` apart across it, when the shade on its near side reaches the
+        /// frame's bottom edge unbroken (a plain floor seen from the foot to the camera's feet).
         public var footFloorBand = 0.3
         /// A plain floor gives no points, but things standing on it do along their foot, where
         /// their texture meets it: while no floor is found, the lowest row of at least
