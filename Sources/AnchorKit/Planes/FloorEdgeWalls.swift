@@ -12,10 +12,12 @@ import Foundation
 /// across it (along it, an edge at any height lands on one line). So:
 ///
 /// - Pairs of views at least ``PlaneDetection/Parameters/edgeBaseline`` apart across an edge
-///   give the height at which they agree; the lowest height that several pairs agree on is the
-///   floor's, used while no floor plane is found (a plain floor has few map points either) and
-///   offered as a floor candidate.
-/// - Laid on the floor, an edge that three views agree on is a wall's foot. The wall rises as
+///   give the height at which they agree; the lowest height that several pairs agree on (a row
+///   of map points where something stands on the floor counting as four) is the floor's, used
+///   while no floor plane is found (a plain floor has few map points either) and offered as a
+///   floor candidate.
+/// - Laid on the floor, an edge that three views agree on is a wall's foot (views closer across
+///   it, when the floor is seen up to it: its points, or its shade down to the frame's foot). The wall rises as
 ///   far as its shade goes up the image (a cabinet's front ends at its top, a wall at the ceiling
 ///   or the frame's edge); a floor found beyond the edge rules it out (a rug's or a tile's edge).
 ///
@@ -151,8 +153,10 @@ struct FloorEdgeWalls {
         // Seen down to the frame's foot in one shade, the edge bounds the floor under the camera,
         // as a wall's foot does; a box's top would too, so half the baseline is still asked: it
         // puts a top 0.6 m or more above the floor 5 cm off (0.35 m for the whole baseline).
-        let floorBelow = floorRegion != nil && edge.nearShadeReachesBottom && (baselines.max() ?? 0) >= parameters.edgeBaseline / (2 * unit)
-        guard supporters.count >= 2 || (agreeing.count >= 2 && (isGrounded(foot, by: floorPoints, facing: view.centre, unit: unit) || floorBelow))
+        let floorBelow = floorRegion != nil && edge.nearShadeReachesBottom
+            && (baselines.max() ?? 0) >= parameters.edgeBaseline / (2 * unit)
+        guard supporters.count >= 2
+                || (agreeing.count >= 2 && (floorBelow || isGrounded(foot, by: floorPoints, facing: view.centre, unit: unit)))
         else { return nil }
         // A floor found beyond the edge: the edge lies on the floor (a tile's, a rug's).
         let normal = Self.normal(of: foot, facing: view.centre)
