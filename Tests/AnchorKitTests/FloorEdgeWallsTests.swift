@@ -15,8 +15,9 @@ struct FloorEdgeWallsTests {
     static let wallZ = -3.0, floorY = -1.5
 
     /// The view from (x, 0, z), pitched 20° down.
-    /// With `picture`, a dark picture (gray 70) hangs on the wall, 0.75 m wide, its foot 0.79 m
-    /// above the floor (texture rows 45-58 of 80 over the wall's 3 m).
+    /// With `picture`, a dark picture (gray 70) hangs on the wall, 2 m wide and 0.53 m high, its
+    /// foot 0.79 m above the floor (texture rows 45-58 of 80 over the wall's 3 m, columns 40-59 of
+    /// 100 over its 10 m).
     static func view(at z: Double, x: Double = 0, picture: Bool = false) throws -> (gray: Image, worldFromCamera: Transform) {
         func plain(_ value: UInt8) throws -> Image {
             try Image.fromPixels([UInt8](repeating: value, count: 100 * 80), width: 100, height: 80, channels: 1)

@@ -429,8 +429,8 @@ struct RoomSceneTests {
 /// comes back to normal; the painted back wall, with no map points but its door frame, is found
 /// from its foot on the floor (within 2 s: the carpet seen from its foot down to the frame's
 /// edge); the plain carpet within 1.5 s, from the row of points where the first box stands on
-/// it, and the right wall, in view for the first 1.3 s only, with it; no false plane. (Figures over the whole walk, beside the mosaic
-/// room: Benchmarks/README.md, "Rooms as they are".)
+/// it, and the right wall, in view for the first 1.3 s only, with it; no false plane. (Figures
+/// over the whole walk, beside the mosaic room: Benchmarks/README.md, "Rooms as they are".)
 @Suite("Painted room")
 struct PaintedRoomTests {
     @Test func holdsOverTheBareWallAndFindsItFromItsFoot() throws {
