@@ -17,9 +17,10 @@ import Foundation
 ///   while no floor plane is found (a plain floor has few map points either) and offered as a
 ///   floor candidate.
 /// - Laid on the floor, an edge that three views agree on is a wall's foot (views closer across
-///   it, when the floor is seen up to it: its points, or its shade down to the frame's foot). The wall rises as
-///   far as its shade goes up the image (a cabinet's front ends at its top, a wall at the ceiling
-///   or the frame's edge); a floor found beyond the edge rules it out (a rug's or a tile's edge).
+///   it, when the floor is seen up to it: its points, or its shade down to the frame's foot).
+///   The wall rises as far as its shade goes up the image (a cabinet's front ends at its top, a
+///   wall at the ceiling or the frame's edge); a floor found beyond the edge rules it out (a
+///   rug's or a tile's edge).
 ///
 /// ``PlaneMap`` then tests each candidate against the map's lines of sight like every other.
 /// The session's world (+y up, gravity when known); lengths in its unit.
