@@ -73,6 +73,7 @@ struct TemplateScratch {
     TemplateModel model;
     cv::Mat modules;  // a marker's picture at one pixel per module
     cv::Mat smooth, crop;
+    cv::Mat padded;  // the template with its borders replicated, for correlated_gaussian_blur
     cv::Mat kept;  // following: the template of the finest stage aligned so far
 };
 
@@ -88,11 +89,14 @@ struct TemplatePlacement {
 // The ideal picture, blurred by `blur` (Gaussian sigma per code axis, image px; NaN: unmeasured)
 // at the scale of `quad`, aligned to `gray` from `quad`. False, with `quad` unchanged, when the
 // alignment does not converge or moves a corner more than `reach` modules. `sigma_cap`: the most
-// template blur allowed (template px). On success `fit` (when not null) gets the template's
+// template blur allowed (template px). `blur_as_image`: a blur about as wide across both pairs of
+// sides is taken as the same in every image direction, and a sheared quad's template is blurred
+// with its axes correlated (the refinement); otherwise along the code's axes alone (following's
+// coarse stages, whose blur is in modules). On success `fit` (when not null) gets the template's
 // geometry for template_correlation.
 bool align_code_template(const cv::Mat &code, TemplateScratch &scratch, const cv::Mat &gray, std::vector<cv::Point2f> &quad,
                          cv::Vec2d blur, double sigma_cap, double reach, double tolerance, bool translation_only,
-                         TemplatePlacement *fit);
+                         bool blur_as_image, TemplatePlacement *fit);
 // The detection refinement: no corner may move more than half a module.
 bool refine_code_template(const cv::Mat &code, TemplateScratch &scratch, const cv::Mat &gray, std::vector<cv::Point2f> &quad,
                           cv::Vec2d blur, TemplatePlacement *fit);

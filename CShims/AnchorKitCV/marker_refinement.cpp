@@ -202,6 +202,17 @@ constexpr double kTemplateModulesFull = 10, kTemplatePixelsPerModuleFloor = 2;
 // errors on markers-aruco-table (0.044, 0.048 against 0.041 px) and markers-apriltag-far (0.060,
 // 0.059 against 0.058 px). At most 3.
 constexpr double kTemplateSigmaMin = 0.5, kTemplateSigmaMax = 3;
+// Templates whose axes' blur correlates less than this (quads whose mean sides are within 6 degrees
+// of square) are blurred along their axes alone, separably; the most correlation used (sides 11
+// degrees apart) leaves each axis some blur of its own.
+constexpr double kCorrelatedBlurFrom = 0.1, kMostBlurCorrelation = 0.98;
+// A blur is taken as the same in every image direction when its variances across the two pairs of
+// sides are within this ratio. Past it (motion blur, one way) the image's blur is stretched along
+// a direction two measures cannot place, and the template keeps the blur along its axes alone: on
+// a rendered walk's motion-blurred, foreshortened marker, the blur taken as round lowered the
+// template's correlation below following's threshold (Benchmarks/README.md, "A code's template
+// blurred in the image's directions").
+constexpr double kRoundBlurRatio = 1.25;
 // The blur assumed when the edges could not be measured (px).
 constexpr double kUnmeasuredBlur = 0.7;
 // Markers whose modules are under this many pixels (their template is upsampled) are aligned on the
@@ -220,13 +231,71 @@ constexpr int kTemplateIterations = 30;
 constexpr double kTemplateTolerance = 0.01;
 
 
+// The correlation of the template's blur along its two axes that makes it an image blur the same
+// in every direction: -cos of the angle between the directions the template's axes take in the
+// image (the quad's mean sides). A marker turned about its normal and seen obliquely is a sheared
+// quad, and an image blur round in the image is, in the template, stretched along the diagonal
+// its short image diagonal comes from; blurred along the template's axes alone, the fit pulled the
+// acute corners in (Benchmarks/README.md, "A code's template blurred in the image's directions").
+// The per-axis sigmas already are that blur's spread along each template axis (axis_modules).
+double blur_correlation(const std::vector<cv::Point2f> &quad) {
+    const cv::Point2f x = (quad[1] - quad[0]) + (quad[2] - quad[3]), y = (quad[3] - quad[0]) + (quad[2] - quad[1]);
+    const double lengths = cv::norm(x) * cv::norm(y);
+    if (!(lengths > 0)) return 0;
+    return std::clamp(-x.dot(y) / lengths, -kMostBlurCorrelation, kMostBlurCorrelation);
+}
+
+// Blurs `image` in place by a Gaussian of standard deviations sx, sy (px) along its axes and
+// correlation rho between them, borders replicated: its covariance split into one along each axis,
+// blurred separably as cv::GaussianBlur does, and one along a diagonal, (1, 1) or (1, -1), a
+// one-dimensional discrete Gaussian whose taps fall on whole pixels. A covariance [[a, c], [c, b]] is
+// (a - |c|) along x, (b - |c|) along y and |c| along the diagonal; where one axis has less
+// variance than |c| (a quad both sheared and much longer one way), the diagonal takes what that
+// axis has. `padded` is scratch (the image with replicated borders).
+void correlated_gaussian_blur(cv::Mat &image, double sx, double sy, double rho, cv::Mat &padded) {
+    const double a = sx * sx, b = sy * sy;
+    const double diagonal = std::min({std::abs(rho) * sx * sy, a, b});
+    // A sigma of 0 would have OpenCV size the kernel from nothing; a tiny one gives the 1-tap kernel.
+    const double kNoBlur = 1e-3;
+    cv::GaussianBlur(image, image, cv::Size(0, 0), std::max(kNoBlur, std::sqrt(a - diagonal)),
+                     std::max(kNoBlur, std::sqrt(b - diagonal)), cv::BORDER_REPLICATE);
+    // Lindeberg's discrete Gaussian, exp(-v) I_n(v): its variance is v exactly, where a Gaussian
+    // sampled at whole steps has less than v below about one step (the diagonal's share is often
+    // a fraction of a pixel squared).
+    const int radius = static_cast<int>(std::ceil(4 * std::sqrt(diagonal)));
+    if (radius < 1) return;
+    std::vector<float> taps(static_cast<size_t>(2 * radius + 1));
+    double total = 0;
+    for (int n = -radius; n <= radius; ++n) {
+        const double tap = std::exp(-diagonal) * std::cyl_bessel_i(static_cast<double>(std::abs(n)), diagonal);
+        taps[static_cast<size_t>(n + radius)] = static_cast<float>(tap);
+        total += tap;
+    }
+    for (float &tap : taps) tap = static_cast<float>(tap / total);
+    const float *w = taps.data();
+    cv::copyMakeBorder(image, padded, radius, radius, radius, radius, cv::BORDER_REPLICATE);
+    // One tap further along the diagonal: a column right and a row down (positive correlation) or up.
+    const std::ptrdiff_t stride = static_cast<std::ptrdiff_t>(padded.step1()) * (rho > 0 ? 1 : -1) + 1;
+    for (int y = 0; y < image.rows; ++y) {
+        float *out = image.ptr<float>(y);
+        const float *centre = padded.ptr<float>(y + radius) + radius;
+        for (int x = 0; x < image.cols; ++x) out[x] = w[radius] * centre[x];
+        for (int t = 1; t <= radius; ++t) {
+            const float *ahead = centre + t * stride, *behind = centre - t * stride;
+            const float weight = w[radius + t];
+            for (int x = 0; x < image.cols; ++x) out[x] += weight * (ahead[x] + behind[x]);
+        }
+    }
+}
+
 // Draws `code` (one pixel per module, borders included) into scratch.smooth at the scale of `quad`,
 // blurred like an image whose edges have `blur` (Gaussian sigma, image px, across the sides of each
 // code axis; see align_code_template). The blur is converted per axis, with the module's width
-// along that axis: a code seen obliquely is foreshortened along one. Its geometry goes to
-// `placement` (H is left alone).
+// along that axis: a code seen obliquely is foreshortened along one. With `blur_as_image`, a
+// sheared quad's template is blurred with its axes correlated (blur_correlation) when the blur
+// is about as wide across both pairs of sides. Its geometry goes to `placement` (H is left alone).
 void draw_code_template(const cv::Mat &code, TemplateScratch &scratch, const std::vector<cv::Point2f> &quad,
-                        cv::Vec2d blur, double sigma_cap, bool smooth_image, TemplatePlacement &placement) {
+                        cv::Vec2d blur, double sigma_cap, bool smooth_image, bool blur_as_image, TemplatePlacement &placement) {
     const int modules = code.cols;
     const double module = module_size(quad, modules);
     const cv::Vec2d across = axis_modules(quad, modules);
@@ -237,10 +306,11 @@ void draw_code_template(const cv::Mat &code, TemplateScratch &scratch, const std
                  most = std::max(least, kTemplatePixelsPerModuleMax * shrink);
     const int ppm = static_cast<int>(std::lround(std::min(most, std::max(least, module))));
     const int side = modules * ppm, margin = std::max(2, ppm / 2);
-    double sigma[2];
+    double sigma[2], variance[2];
     for (int a = 0; a < 2; ++a) {
         double b = std::isfinite(blur[a]) ? blur[a] : kUnmeasuredBlur;
         if (smooth_image) b = std::sqrt(b * b + kImageSmoothingVariance);
+        variance[a] = b * b;
         const double in_template = b * ppm / across[a];
         sigma[a] = std::min(sigma_cap, std::max(kTemplateSigmaMin, std::sqrt(std::max(0.0, in_template * in_template - 1.0 / 12))));
     }
@@ -255,7 +325,12 @@ void draw_code_template(const cv::Mat &code, TemplateScratch &scratch, const std
         for (int c = 0; c < modules; ++c)
             for (int x = 0; x < ppm; ++x) *row++ = bits[c];
     }
-    cv::GaussianBlur(scratch.smooth, scratch.smooth, cv::Size(0, 0), sigma[0], sigma[1], cv::BORDER_REPLICATE);
+    const bool isotropic = std::max(variance[0], variance[1]) <= kRoundBlurRatio * std::min(variance[0], variance[1]);
+    const double correlation = blur_as_image && isotropic ? blur_correlation(quad) : 0;
+    if (std::abs(correlation) < kCorrelatedBlurFrom)
+        cv::GaussianBlur(scratch.smooth, scratch.smooth, cv::Size(0, 0), sigma[0], sigma[1], cv::BORDER_REPLICATE);
+    else
+        correlated_gaussian_blur(scratch.smooth, sigma[0], sigma[1], correlation, scratch.padded);
     placement.side = side, placement.margin = margin;
 }
 
@@ -278,13 +353,13 @@ cv::Matx33d template_to_quad(const TemplatePlacement &placement, const std::vect
 
 bool align_code_template(const cv::Mat &code, TemplateScratch &scratch, const cv::Mat &gray, std::vector<cv::Point2f> &quad,
                          cv::Vec2d blur, double sigma_cap, double reach, double tolerance, bool translation_only,
-                         TemplatePlacement *fit) {
+                         bool blur_as_image, TemplatePlacement *fit) {
     const int modules = code.cols;
     const double module = module_size(quad, modules);
     if (!(module > 0)) return false;
     const bool smooth_image = module < kSmoothedImageBelowModule;
     TemplatePlacement placement;
-    draw_code_template(code, scratch, quad, blur, sigma_cap, smooth_image, placement);
+    draw_code_template(code, scratch, quad, blur, sigma_cap, smooth_image, blur_as_image, placement);
     if (!prepare_template(scratch.smooth, kTemplateGradientShare, translation_only, scratch.model)) return false;
 
     cv::Point2f origin(0, 0);
@@ -318,7 +393,7 @@ bool align_code_template(const cv::Mat &code, TemplateScratch &scratch, const cv
 
 bool refine_code_template(const cv::Mat &code, TemplateScratch &scratch, const cv::Mat &gray, std::vector<cv::Point2f> &quad,
                           cv::Vec2d blur, TemplatePlacement *fit) {
-    return align_code_template(code, scratch, gray, quad, blur, kTemplateSigmaMax, 0.5, kTemplateTolerance, false, fit);
+    return align_code_template(code, scratch, gray, quad, blur, kTemplateSigmaMax, 0.5, kTemplateTolerance, false, true, fit);
 }
 
 namespace {
@@ -437,7 +512,7 @@ double follow_code(const cv::Mat &code, TemplateScratch &scratch, const cv::Mat 
             cv::Vec2d blur = kFollowStageBlurModules[stage] * axis_modules(moved, modules);
             for (int a = 0; a < 2; ++a) blur[a] = std::min(blur[a], kFollowStageBlurMax[stage]);
             aligned = align_code_template(code, scratch, gray, moved, blur, kFollowSigmaCap, kFollowReach[stage], kFollowTolerance[stage],
-                                          stage == 0, &fit);
+                                          stage == 0, false, &fit);
         } else {
             aligned = refine(moved, &fit);
         }
