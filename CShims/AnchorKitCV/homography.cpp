@@ -247,28 +247,4 @@ ak_status ak_homography_correlation(const ak_image *reference, const ak_image *i
     });
 }
 
-ak_status ak_solve_planar_pose(const ak_camera *camera, const float *object_points, const float *image_points,
-                               int count, ak_square_pose *pose) {
-    static const char *fn = "ak_solve_planar_pose";
-    return guarded(fn, [&]() -> ak_status {
-        if (ak_status s = check_camera(fn, camera)) return s;
-        if (!object_points || !image_points || !pose)
-            return fail(AK_ERR_ARGUMENT, fn, "object_points, image_points or pose is NULL");
-        if (count < 4 || count > kMaxPoints)
-            return fail(AK_ERR_ARGUMENT, fn, "count must be in 4...%d, got %d", kMaxPoints, count);
-        std::vector<cv::Point3d> object(static_cast<size_t>(count));
-        std::vector<cv::Point2d> pixels(static_cast<size_t>(count));
-        for (int i = 0; i < count; ++i) {
-            const float ox = object_points[2 * i], oy = object_points[2 * i + 1];
-            const float px = image_points[2 * i], py = image_points[2 * i + 1];
-            if (!std::isfinite(ox) || !std::isfinite(oy) || !std::isfinite(px) || !std::isfinite(py))
-                return fail(AK_ERR_ARGUMENT, fn, "point coordinates must be finite (point %d)", i);
-            object[static_cast<size_t>(i)] = cv::Point3d(ox, oy, 0);
-            pixels[static_cast<size_t>(i)] = cv::Point2d(px, py);
-        }
-        solve_ippe(*camera, object, pixels, cv::SOLVEPNP_IPPE, *pose);
-        return AK_OK;
-    });
-}
-
 }  // extern "C"

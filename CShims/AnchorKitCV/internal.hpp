@@ -333,25 +333,10 @@ ak_status check_detect_arguments(const char *fn, const void *detector, const ak_
 // A path that names an existing, readable regular file: AK_ERR_IO otherwise.
 ak_status check_readable_file(const char *fn, const char *path) noexcept;
 
-// A camera with positive, finite focal lengths and finite centre and distortion (pose.cpp).
-// Pinhole intrinsics: positive finite focal lengths, a finite principal point.
+// Pinhole intrinsics: positive finite focal lengths, a finite principal point; a camera: those and
+// finite distortion coefficients.
 ak_status check_pinhole(const char *fn, double fx, double fy, double cx, double cy) noexcept;
 ak_status check_camera(const char *fn, const ak_camera *camera) noexcept;
-
-// Refines camera_from_object (R, t; OpenCV camera axes) to the least squared pixel error of
-// `object` seen at `image` through K and OpenCV's 5 distortion coefficients (pose_refinement.cpp):
-// Levenberg-Marquardt in at most `max_iterations` steps, never with a point behind the camera.
-// Returns the RMS pixel error at the result; NaN (R, t untouched) when the start has a point
-// behind the camera.
-double refine_pose(const cv::Matx33d &K, const cv::Matx<double, 1, 5> &distortion, const std::vector<cv::Point3d> &object,
-                   const std::vector<cv::Point2d> &image, cv::Matx33d &R, cv::Vec3d &t, int max_iterations);
-
-// Pose of planar object points (z = 0) from their pixels with cv::solvePnPGeneric(flag), an IPPE
-// variant, each solution refined by refine_pose: up to 2 finite solutions, best first, rotation
-// row-major; `pose` is cleared first and keeps 0 solutions when the points are degenerate
-// (pose.cpp).
-void solve_ippe(const ak_camera &camera, const std::vector<cv::Point3d> &object, const std::vector<cv::Point2d> &image,
-                int flag, ak_square_pose &pose);
 
 // The integer in a C enum argument, read without loading it as the enum type: the caller (C,
 // Swift) may pass any int, and a C++ load of a value outside the enumerators' range is undefined.

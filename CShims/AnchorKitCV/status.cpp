@@ -7,6 +7,7 @@
 #include <opencv2/core/utils/logger.hpp>
 
 #include <cerrno>
+#include <cmath>
 #include <cstdarg>
 #include <cstdio>
 #include <cstring>
@@ -93,6 +94,21 @@ ak_status check_readable_file(const char *fn, const char *path) noexcept {
         return fail(AK_ERR_IO, fn, "cannot open %s: %s", path, std::strerror(err));
     }
     std::fclose(f);
+    return AK_OK;
+}
+
+ak_status check_pinhole(const char *fn, double fx, double fy, double cx, double cy) noexcept {
+    if (!std::isfinite(fx) || !std::isfinite(fy) || fx <= 0 || fy <= 0)
+        return fail(AK_ERR_ARGUMENT, fn, "fx and fy must be positive and finite, got %g, %g", fx, fy);
+    if (!std::isfinite(cx) || !std::isfinite(cy)) return fail(AK_ERR_ARGUMENT, fn, "cx and cy must be finite");
+    return AK_OK;
+}
+
+ak_status check_camera(const char *fn, const ak_camera *camera) noexcept {
+    if (!camera) return fail(AK_ERR_ARGUMENT, fn, "camera is NULL");
+    if (ak_status s = check_pinhole(fn, camera->fx, camera->fy, camera->cx, camera->cy)) return s;
+    for (double k : camera->distortion)
+        if (!std::isfinite(k)) return fail(AK_ERR_ARGUMENT, fn, "distortion coefficients must be finite");
     return AK_OK;
 }
 

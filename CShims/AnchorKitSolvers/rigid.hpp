@@ -1,6 +1,6 @@
-// rigid.hpp — private to the AnchorKitSolvers target: the rigid-pose helpers shared by the solvers of
-// anchorkit_world.h (triangulation.cpp, two_view.cpp, pnp.cpp, bundle_adjustment.cpp,
-// view_pose.cpp). Poses are camera_from_world, [R | t] as 12 row-major doubles at the C boundary;
+// rigid.hpp — private to the AnchorKitSolvers target: the rigid-pose helpers shared by its solvers
+// (triangulation.cpp, two_view.cpp, pnp.cpp, bundle_adjustment.cpp, view_pose.cpp,
+// pose_refinement.cpp, target_pose.cpp). Poses are camera_from_world, [R | t] as 12 row-major doubles at the C boundary;
 // camera space is OpenCV's (+x right, +y down, +z forward).
 #ifndef ANCHORKIT_CV_RIGID_HPP
 #define ANCHORKIT_CV_RIGID_HPP
@@ -163,6 +163,14 @@ inline Mat26 left_perturbation_jacobian(const Mat23 &projection, const Vec3 &x) 
     J.rightCols<3>() = projection;
     return J;
 }
+
+// Refines camera_from_object (R, t; OpenCV camera axes) to the least squared pixel error of
+// `object` seen at `image` through K and OpenCV's 5 distortion coefficients (pose_refinement.cpp):
+// Levenberg-Marquardt in at most `max_iterations` steps, never with a point behind the camera.
+// Returns the RMS pixel error at the result; NaN (R, t untouched) when the start has a point
+// behind the camera.
+double refine_pose(const cv::Matx33d &K, const cv::Matx<double, 1, 5> &distortion, const std::vector<cv::Point3d> &object,
+                   const std::vector<cv::Point2d> &image, cv::Matx33d &R, cv::Vec3d &t, int max_iterations);
 
 }  // namespace akcv
 

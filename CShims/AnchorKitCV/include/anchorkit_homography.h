@@ -43,13 +43,6 @@ ak_status ak_refine_homography(const ak_image *reference, const ak_image *image,
 ak_status ak_homography_correlation(const ak_image *reference, const ak_image *image, const double h[9],
                                     double *correlation, double *coverage);
 
-/* Pose of a planar target from count >= 4 correspondences: object points (x, y) in metres on the
- * target's plane (z = 0, OpenCV target frame: +x right, +y down the reference image, +z into the
- * target), image points in px. SOLVEPNP_IPPE, each solution refined to the least squared pixel
- * error: both solutions, best first (as ak_square_pose). */
-ak_status ak_solve_planar_pose(const ak_camera *camera, const float *object_points, const float *image_points,
-                               int count, ak_square_pose *pose);
-
 #ifdef __cplusplus
 }
 #endif

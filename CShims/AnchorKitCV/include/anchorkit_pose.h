@@ -1,5 +1,6 @@
-/* anchorkit_pose.h — AnchorKit's C boundary: camera & pose.
- * The rules of this boundary are written in anchorkit_cv.h, the umbrella header. */
+/* anchorkit_pose.h — AnchorKit's C boundary: the camera and a target's pose (their solvers:
+ * anchorkit_target_pose.h, AnchorKitSolvers). The rules of this boundary are written in
+ * anchorkit_cv.h, the umbrella header. */
 #ifndef ANCHORKIT_POSE_H
 #define ANCHORKIT_POSE_H
 
@@ -20,15 +21,6 @@ typedef struct {
     double translation[2][3]; /* metres, OpenCV camera convention */
     double error[2];          /* RMS reprojection error, px; solutions sorted by it, best first */
 } ak_square_pose;
-
-/* Pose of `count` square targets of side `side` metres from their 4 corners each (TL, TR, BR, BL
- * as in ak_marker_detection.corners), with OpenCV's SOLVEPNP_IPPE_SQUARE, each solution then
- * refined to the least squared pixel error through the camera's distortion. Both solutions of the
- * planar ambiguity are returned. The target frame is OpenCV's marker frame: origin at the centre,
- * +x toward the right edge, +y toward the top edge, +z out of the printed face; corners at
- * (-s/2, s/2, 0), (s/2, s/2, 0), (s/2, -s/2, 0), (-s/2, -s/2, 0). */
-ak_status ak_solve_square_poses(const ak_camera *camera, double side, const float *corners, int count,
-                                ak_square_pose *poses);
 
 #ifdef __cplusplus
 }

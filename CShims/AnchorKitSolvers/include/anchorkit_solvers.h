@@ -4,7 +4,8 @@
  *  - anchorkit_world.h: two-view initialisation, triangulation, PnP, bundle adjustment, one
  *    pose through several views (visual odometry);
  *  - anchorkit_alignment.h: a planar reference aligned to a frame (image tracking);
- *  - anchorkit_sweep.h: plane sweep of two views (plane detection).
+ *  - anchorkit_sweep.h: plane sweep of two views (plane detection);
+ *  - anchorkit_target_pose.h: the poses of markers and image targets from their pixels.
  * Their tests: Tests/SolverTests (C++). The marker refiners stay beside the marker detector in
  * AnchorKitCV: they refine the detector's own candidates, inside one detection call.
  */
@@ -14,5 +15,6 @@
 #include "anchorkit_world.h"
 #include "anchorkit_alignment.h"
 #include "anchorkit_sweep.h"
+#include "anchorkit_target_pose.h"
 
 #endif

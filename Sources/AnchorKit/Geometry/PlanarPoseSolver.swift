@@ -1,4 +1,5 @@
 import AnchorKitCV
+import AnchorKitSolvers
 
 /// One solution for the pose of a planar target.
 package struct PoseHypothesis: Sendable {

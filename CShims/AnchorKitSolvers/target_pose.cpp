@@ -1,6 +1,9 @@
-// pose.cpp — square-target poses (IPPE_SQUARE, both planar solutions) and point projection; the
-// camera check and the IPPE solve shared with ak_solve_planar_pose (homography.cpp).
-#include "internal.hpp"
+// target_pose.cpp — the poses of planar targets (ak_solve_square_poses, ak_solve_planar_pose;
+// anchorkit_target_pose.h): OpenCV's IPPE for both solutions of the planar ambiguity, each then
+// refined to the least squared pixel error through the camera's distortion (refine_pose,
+// pose_refinement.cpp).
+#include "anchorkit_target_pose.h"
+#include "rigid.hpp"
 
 #include <opencv2/calib3d.hpp>
 
@@ -9,25 +12,6 @@
 #include <limits>
 
 using namespace akcv;
-
-namespace akcv {
-
-ak_status check_pinhole(const char *fn, double fx, double fy, double cx, double cy) noexcept {
-    if (!std::isfinite(fx) || !std::isfinite(fy) || fx <= 0 || fy <= 0)
-        return fail(AK_ERR_ARGUMENT, fn, "fx and fy must be positive and finite, got %g, %g", fx, fy);
-    if (!std::isfinite(cx) || !std::isfinite(cy)) return fail(AK_ERR_ARGUMENT, fn, "cx and cy must be finite");
-    return AK_OK;
-}
-
-ak_status check_camera(const char *fn, const ak_camera *camera) noexcept {
-    if (!camera) return fail(AK_ERR_ARGUMENT, fn, "camera is NULL");
-    if (ak_status s = check_pinhole(fn, camera->fx, camera->fy, camera->cx, camera->cy)) return s;
-    for (double k : camera->distortion)
-        if (!std::isfinite(k)) return fail(AK_ERR_ARGUMENT, fn, "distortion coefficients must be finite");
-    return AK_OK;
-}
-
-}  // namespace akcv
 
 namespace {
 
@@ -45,10 +29,6 @@ void clear_pose(ak_square_pose &p) {
         p.error[s] = 0;
     }
 }
-
-}  // namespace
-
-namespace akcv {
 
 // A cap above the steps Levenberg-Marquardt takes from an IPPE solution to converge
 // (Benchmarks/README.md, "Poses refined without OpenCV's general solver").
@@ -108,7 +88,7 @@ void solve_ippe(const ak_camera &camera, const std::vector<cv::Point3d> &object,
     }
 }
 
-}  // namespace akcv
+}  // namespace
 
 extern "C" {
 
@@ -133,6 +113,30 @@ ak_status ak_solve_square_poses(const ak_camera *camera, double side, const floa
             for (int k = 0; k < 4; ++k) image[k] = cv::Point2d(corners[8 * m + 2 * k], corners[8 * m + 2 * k + 1]);
             solve_ippe(*camera, object, image, cv::SOLVEPNP_IPPE_SQUARE, pose);
         }
+        return AK_OK;
+    });
+}
+
+ak_status ak_solve_planar_pose(const ak_camera *camera, const float *object_points, const float *image_points,
+                               int count, ak_square_pose *pose) {
+    static const char *fn = "ak_solve_planar_pose";
+    return guarded(fn, [&]() -> ak_status {
+        if (ak_status s = check_camera(fn, camera)) return s;
+        if (!object_points || !image_points || !pose)
+            return fail(AK_ERR_ARGUMENT, fn, "object_points, image_points or pose is NULL");
+        if (count < 4 || count > kMaxPoints)
+            return fail(AK_ERR_ARGUMENT, fn, "count must be in 4...%d, got %d", kMaxPoints, count);
+        std::vector<cv::Point3d> object(static_cast<size_t>(count));
+        std::vector<cv::Point2d> pixels(static_cast<size_t>(count));
+        for (int i = 0; i < count; ++i) {
+            const float ox = object_points[2 * i], oy = object_points[2 * i + 1];
+            const float px = image_points[2 * i], py = image_points[2 * i + 1];
+            if (!std::isfinite(ox) || !std::isfinite(oy) || !std::isfinite(px) || !std::isfinite(py))
+                return fail(AK_ERR_ARGUMENT, fn, "point coordinates must be finite (point %d)", i);
+            object[static_cast<size_t>(i)] = cv::Point3d(ox, oy, 0);
+            pixels[static_cast<size_t>(i)] = cv::Point2d(px, py);
+        }
+        solve_ippe(*camera, object, pixels, cv::SOLVEPNP_IPPE, *pose);
         return AK_OK;
     });
 }

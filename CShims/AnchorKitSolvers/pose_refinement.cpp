@@ -12,9 +12,7 @@
 // Conventions: OpenCV's camera axes (+x right, +y down, +z forward); x_camera = R x_object + t;
 // pixel centres at integers. A step perturbs the pose on the left: R <- exp([w]x) R,
 // t <- exp([w]x) t + v, so that the camera point moves by w x X_c + v.
-#include "internal.hpp"
-
-#include <Eigen/Dense>
+#include "rigid.hpp"
 
 #include <cmath>
 #include <limits>
@@ -22,9 +20,6 @@
 namespace akcv {
 
 namespace {
-
-using Vec6 = Eigen::Matrix<double, 6, 1>;
-using Mat6 = Eigen::Matrix<double, 6, 6>;
 
 // Pixel of camera point X and its Jacobian d(pixel)/d(X); false behind the camera.
 bool project(const cv::Matx33d &K, const cv::Matx<double, 1, 5> &d, const cv::Vec3d &X, cv::Vec2d &pixel,
@@ -64,15 +59,6 @@ double cost(const cv::Matx33d &K, const cv::Matx<double, 1, 5> &d, const std::ve
     return sum;
 }
 
-// exp([w]x), Rodrigues' formula; first order where the axis is undefined.
-cv::Matx33d rotation(const cv::Vec3d &w) {
-    const double angle = cv::norm(w);
-    const cv::Matx33d cross(0, -w[2], w[1], w[2], 0, -w[0], -w[1], w[0], 0);
-    if (angle < 1e-12) return cv::Matx33d::eye() + cross;
-    const double a = std::sin(angle) / angle, b = (1 - std::cos(angle)) / (angle * angle);
-    return cv::Matx33d::eye() + a * cross + b * (cross * cross);
-}
-
 // Marquardt's damping, scaled by the curvature itself, and its schedule.
 constexpr double kInitialDamping = 1e-3, kDampingUp = 10, kDampingDown = 0.1, kMaxDamping = 1e12;
 // Converged when a step lowers the cost by less than this share, or moves no point by more than
@@ -95,18 +81,10 @@ double refine_pose(const cv::Matx33d &K, const cv::Matx<double, 1, 5> &distortio
             cv::Vec2d p;
             cv::Matx23d J;
             if (!project(K, distortion, X, p, &J)) return std::numeric_limits<double>::quiet_NaN();
-            const double r[2] = {p[0] - image[i].x, p[1] - image[i].y};
-            // d X / d(w, v) = [-[X]x | I]
-            Eigen::Matrix<double, 2, 6> A;
-            for (int row = 0; row < 2; ++row) {
-                const double j0 = J(row, 0), j1 = J(row, 1), j2 = J(row, 2);
-                A(row, 0) = j2 * X[1] - j1 * X[2];
-                A(row, 1) = j0 * X[2] - j2 * X[0];
-                A(row, 2) = j1 * X[0] - j0 * X[1];
-                A(row, 3) = j0, A(row, 4) = j1, A(row, 5) = j2;
-            }
+            const Eigen::Map<const Eigen::Matrix<double, 2, 3, Eigen::RowMajor>> projection(J.val);  // Matx: row-major
+            const Mat26 A = left_perturbation_jacobian(projection, Vec3(X[0], X[1], X[2]));
             H.noalias() += A.transpose() * A;
-            g.noalias() += A.transpose() * Eigen::Vector2d(r[0], r[1]);
+            g.noalias() += A.transpose() * Vec2(p[0] - image[i].x, p[1] - image[i].y);
         }
         bool stepped = false;
         while (lambda < kMaxDamping) {
@@ -114,7 +92,8 @@ double refine_pose(const cv::Matx33d &K, const cv::Matx<double, 1, 5> &distortio
             damped.diagonal() *= 1 + lambda;
             const Vec6 step = -damped.ldlt().solve(g);
             if (!step.allFinite()) { lambda *= kDampingUp; continue; }
-            const cv::Matx33d turn = rotation(cv::Vec3d(step[0], step[1], step[2]));
+            const Mat3 w = exp_so3(step.head<3>());
+            const cv::Matx33d turn(w(0, 0), w(0, 1), w(0, 2), w(1, 0), w(1, 1), w(1, 2), w(2, 0), w(2, 1), w(2, 2));
             const cv::Matx33d R2 = turn * R;
             const cv::Vec3d t2 = turn * t + cv::Vec3d(step[3], step[4], step[5]);
             const double next = cost(K, distortion, object, image, R2, t2);
