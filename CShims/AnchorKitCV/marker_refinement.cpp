@@ -95,6 +95,17 @@ double blur_of_rises(std::vector<double> &rises) {
     return 0.5 * (lo + hi);
 }
 
+// A marker whose border band is narrower than this (px) across either pair of sides keeps the
+// profile's ends as its edges' contrast: blurred, so thin a band's darkest point is its grey middle,
+// and a rendered walk's 7 x 16 px marker (bands of 1.1 and 2.6 px) read there was followed at a
+// template correlation under following's threshold for 12 more frames (Benchmarks/README.md, "A
+// small marker's edge contrast read within its border").
+constexpr double kLeastReadBand = 1.5;
+// A thin band's contrast is the side's, read from its samples' darkest inside and lightest outside:
+// this share of them read less. Beside a white module of the code a thin band does not reach its
+// black; beside a black one it does.
+constexpr double kSideContrastShare = 0.8;
+
 // Edge refinement: the corners of a blurred square are rounded, and corner detectors
 // (cornerSubPix included) settle 0.1-0.3 px inside them; the edges away from the corners are not
 // rounded. So each side of the black border is located from sub-pixel gradient maxima along its
@@ -102,7 +113,12 @@ double blur_of_rises(std::vector<double> &rises) {
 // adjacent lines. When a corner would move more than half a module, all keep their positions.
 // The steepest rises also give the edges' blur (blur_of_rises), per direction: sides 1 and 3
 // cross the marker's x axis, sides 0 and 2 its y axis (motion blurs one direction). `blur` gets
-// them (NaN when a side cannot be located), whether or not the corners move.
+// them (NaN when a side cannot be located), whether or not the corners move. A rise is measured
+// against the edge's contrast, read at the ends of the profile; where the border band is narrower
+// than twice the profile's reach (a small marker's), the inner end falls on the code's next module,
+// so the contrast is the side's instead, from the band's darkest and the margin's lightest
+// (kSideContrastShare; Benchmarks/README.md, "A small marker's edge contrast read within its
+// border").
 void refine_quad_edges(const cv::Mat &gray, int modules, std::vector<cv::Point2f> &quad, cv::Vec2d &blur) {
     blur = cv::Vec2d::all(std::numeric_limits<double>::quiet_NaN());
     std::vector<double> rises[2];
@@ -110,6 +126,8 @@ void refine_quad_edges(const cv::Mat &gray, int modules, std::vector<cv::Point2f
     const double reach = std::min(4.0, std::max(2.0, 0.45 * module));
     const double step = 0.25;
     const int taps = static_cast<int>(std::ceil(reach / step));
+    const cv::Vec2d band = axis_modules(quad, modules);  // the border's width across each axis's sides
+    const bool readable = std::min(band[0], band[1]) >= kLeastReadBand;
     cv::Point2d centre(0, 0);
     for (const cv::Point2f &c : quad) centre += cv::Point2d(c.x, c.y) * 0.25;
 
@@ -117,12 +135,15 @@ void refine_quad_edges(const cv::Mat &gray, int modules, std::vector<cv::Point2f
     std::vector<cv::Point2d> points;  // one side's edge points and their weights, reused
     std::vector<double> weights;
     std::vector<double> profile(static_cast<size_t>(2 * taps + 1));
+    std::vector<double> side_rises, side_contrasts;  // a thin band's samples, reused
     bool ok = true;
     for (int k = 0; k < 4 && ok; ++k) {
         const cv::Point2d a(quad[k].x, quad[k].y), b(quad[(k + 1) % 4].x, quad[(k + 1) % 4].y);
         const double len = cv::norm(b - a);
         if (len < 4) { ok = false; break; }
         const cv::Point2d dir = (b - a) / len;
+        const int axis = 1 - k % 2;  // sides 1 and 3 cross the x axis
+        const bool thin = readable && 2 * reach > band[axis];
         cv::Point2d normal(-dir.y, dir.x);
         if (normal.dot(centre - a) > 0) normal = -normal;  // points outward, toward the white
         points.clear();
@@ -153,8 +174,22 @@ void refine_quad_edges(const cv::Mat &gray, int modules, std::vector<cv::Point2f
             if (std::abs(offset) > 1) continue;
             points.push_back(p + normal * ((best - taps + offset) * step));
             weights.push_back(g0);
-            const double contrast = profile.back() - profile.front();
-            if (contrast > 0) rises[1 - k % 2].push_back(g0 / contrast);
+            if (thin) {
+                side_rises.push_back(g0);
+                side_contrasts.push_back(*std::max_element(profile.begin() + best, profile.end()) -
+                                         *std::min_element(profile.begin(), profile.begin() + best + 1));
+            } else if (profile.back() > profile.front()) {
+                rises[axis].push_back(g0 / (profile.back() - profile.front()));
+            }
+        }
+        if (!side_contrasts.empty()) {
+            const double rank = kSideContrastShare * static_cast<double>(side_contrasts.size() - 1);
+            const auto at = side_contrasts.begin() + static_cast<std::ptrdiff_t>(std::lround(rank));
+            std::nth_element(side_contrasts.begin(), at, side_contrasts.end());
+            if (*at > 0)
+                for (double rise : side_rises) rises[axis].push_back(rise / *at);
+            side_rises.clear();
+            side_contrasts.clear();
         }
         if (points.size() < 3) { ok = false; break; }
         const WeightedLine line = fit_weighted_line(points, weights);
