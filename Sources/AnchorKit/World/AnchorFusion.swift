@@ -3,7 +3,10 @@
 /// grows with distance over size in pixels. Each observation therefore counts with its own
 /// uncertainty — small across the viewing ray, larger along it — and the fused position is the
 /// weighted least-squares point of all recent observations: seen from several directions, the
-/// target is in effect triangulated. The rotation is their running average on the manifold.
+/// target is in effect triangulated. The rotation is the mean, on the manifold, of the recent
+/// views' rotations that agree with most others (``consensusAngle``): a small target seen
+/// obliquely now and then takes the other branch of its two-fold planar pose ambiguity, tens of
+/// degrees away, and one such view in a running average turned the placed anchor with it.
 ///
 /// An anchor is ``placed(_:)`` once the fused position is known to ``placementSigma`` along
 /// every direction, so that content put on it does not have to move later; from then on it is
@@ -21,6 +24,9 @@ struct AnchorFusion {
     /// Set-aside limits once placed, in standard deviations of the observation (and an angle).
     var gateSigmas = 4.0
     var gateAngle = 4.0 * Double.pi / 180
+    /// Views whose rotations are within this angle of each other agree (radians): well above a
+    /// small target's rotation noise, well below the other branch of its pose ambiguity.
+    var consensusAngle = 15.0 * Double.pi / 180
     /// Set-aside observations in a row that unlock a placed anchor (it was misplaced, or the
     /// target moved): it is then re-estimated from the set-aside views alone, which agree with
     /// each other and not with the earlier ones.
@@ -43,8 +49,9 @@ struct AnchorFusion {
 
     private struct State {
         var samples: [Observation]
+        /// The samples' rotations (`world_from_anchor`), in the same order.
+        var rotations: [Matrix3]
         var rotation: Matrix3
-        var count: Int
         var rejected: [(Matrix3, Observation)] = []
         var estimate: SIMD3<Double>
         var sigma: Double
@@ -70,7 +77,7 @@ struct AnchorFusion {
     mutating func fuse(_ identifier: String, rotation: Matrix3, _ o: Observation) -> Transform? {
         guard var s = states[identifier] else {
             let sigma = o.along
-            states[identifier] = State(samples: [o], rotation: rotation, count: 1, estimate: o.position, sigma: sigma)
+            states[identifier] = State(samples: [o], rotations: [rotation], rotation: rotation, estimate: o.position, sigma: sigma)
             return placed(identifier)
         }
         let d = o.position - s.estimate
@@ -85,8 +92,8 @@ struct AnchorFusion {
             s.rejected.append((rotation, o))
             if s.rejected.count >= unlockAfter {
                 s.samples = s.rejected.map(\.1)
-                s.rotation = s.rejected.last!.0
-                s.count = s.rejected.count
+                s.rotations = s.rejected.map(\.0)
+                s.rotation = consensus(of: s.rotations)
                 s.rejected = []
                 (s.estimate, s.sigma) = Self.solve(s.samples)
                 s.locked = false
@@ -101,10 +108,12 @@ struct AnchorFusion {
             return placed(identifier)
         }
         s.samples.append(o)
-        if s.samples.count > memory { s.samples.removeFirst() }
-        s.count += 1
-        let n = Double(min(s.count, memory))
-        s.rotation = (s.rotation * Matrix3.exp((s.rotation.transposed * rotation).log / n)).orthonormalized
+        s.rotations.append(rotation)
+        if s.samples.count > memory {
+            s.samples.removeFirst()
+            s.rotations.removeFirst()
+        }
+        s.rotation = consensus(of: s.rotations)
         (s.estimate, s.sigma) = Self.solve(s.samples)
         s.locked = s.sigma <= placementSigma && s.samples.count >= minimumViews
         states[identifier] = s
@@ -114,7 +123,7 @@ struct AnchorFusion {
     /// Places the target that founds the world at `worldFromAnchor` at once, locked: the world is
     /// defined by where it is, so its single view is exact by definition.
     mutating func found(_ identifier: String, at worldFromAnchor: Transform) {
-        states[identifier] = State(samples: [], rotation: worldFromAnchor.rotation, count: 1,
+        states[identifier] = State(samples: [], rotations: [], rotation: worldFromAnchor.rotation,
                                    estimate: worldFromAnchor.translation, sigma: 0, locked: true)
     }
 
@@ -125,6 +134,23 @@ struct AnchorFusion {
         s.rotation = worldFromAnchor.rotation
         s.estimate = worldFromAnchor.translation
         states[identifier] = s
+    }
+
+    /// The mean rotation of the largest set of `rotations` within ``consensusAngle`` of one of them
+    /// (the first such one on a tie): that one's neighbours averaged in its tangent space.
+    private func consensus(of rotations: [Matrix3]) -> Matrix3 {
+        var best = 0, bestCount = 0
+        for (i, r) in rotations.enumerated() {
+            let count = rotations.reduce(0) { $0 + ((r.transposed * $1).rotationAngle <= consensusAngle ? 1 : 0) }
+            if count > bestCount { (best, bestCount) = (i, count) }
+        }
+        let centre = rotations[best]
+        var sum = SIMD3<Double>.zero, summed = 0
+        for r in rotations where (centre.transposed * r).rotationAngle <= consensusAngle {
+            sum += (centre.transposed * r).log
+            summed += 1
+        }
+        return (centre * Matrix3.exp(sum / Double(max(1, summed)))).orthonormalized
     }
 
     /// The fused `world_from_anchor` of a placed anchor, or nil.
