@@ -13,7 +13,6 @@ using namespace akcv;
 namespace {
 
 constexpr int kMinWindow = 3, kMaxWindow = 255, kMaxLevels = 16;
-constexpr int kMaxPoints = 10 * 1000 * 1000;
 // A point tracked forward then back from its new position must land within this distance (px) of
 // where it started, or it is reported lost.
 constexpr double kMaxForwardBackwardError = 1.0;

@@ -13,8 +13,6 @@ using namespace akcv;
 
 namespace {
 
-constexpr int kMaxPoints = 10 * 1000 * 1000;
-
 int to_cv_method(int method) {
     switch (method) {
     case AK_ROBUST_RANSAC: return cv::RANSAC;

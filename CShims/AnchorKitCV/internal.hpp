@@ -292,6 +292,8 @@ private:
 
 // Hard limit on image areas accepted as arguments (width * height).
 constexpr int64_t kMaxPixels = 100LL * 1000 * 1000;
+// Arrays of points larger than this are refused as arguments (a corrupt count, not a workload).
+constexpr int kMaxPoints = 10 * 1000 * 1000;
 
 // Records "<fn>: <formatted message>" as this thread's last error (newlines flattened, never
 // allocates, never throws) and returns `status`.

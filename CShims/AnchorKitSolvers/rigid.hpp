@@ -1,7 +1,7 @@
 // rigid.hpp — private to the AnchorKitSolvers target: the rigid-pose helpers shared by its solvers
 // (triangulation.cpp, two_view.cpp, pnp.cpp, bundle_adjustment.cpp, view_pose.cpp,
-// pose_refinement.cpp, target_pose.cpp). Poses are camera_from_world, [R | t] as 12 row-major doubles at the C boundary;
-// camera space is OpenCV's (+x right, +y down, +z forward).
+// pose_refinement.cpp, target_pose.cpp). Poses are camera_from_world, [R | t] as 12 row-major
+// doubles at the C boundary; camera space is OpenCV's (+x right, +y down, +z forward).
 #ifndef ANCHORKIT_CV_RIGID_HPP
 #define ANCHORKIT_CV_RIGID_HPP
 
@@ -14,9 +14,6 @@
 #include <cmath>
 
 namespace akcv {
-
-// Arrays larger than this are refused as arguments (a corrupt count, not a workload).
-constexpr int kMaxPoints = 10 * 1000 * 1000;
 
 using Mat3 = Eigen::Matrix3d;
 using Vec3 = Eigen::Vector3d;

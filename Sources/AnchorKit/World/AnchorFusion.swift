@@ -145,12 +145,12 @@ struct AnchorFusion {
             if count > bestCount { (best, bestCount) = (i, count) }
         }
         let centre = rotations[best]
-        var sum = SIMD3<Double>.zero, summed = 0
-        for r in rotations where (centre.transposed * r).rotationAngle <= consensusAngle {
-            sum += (centre.transposed * r).log
-            summed += 1
+        var sum = SIMD3<Double>.zero
+        for r in rotations {
+            let turn = centre.transposed * r
+            if turn.rotationAngle <= consensusAngle { sum += turn.log }
         }
-        return (centre * Matrix3.exp(sum / Double(max(1, summed)))).orthonormalized
+        return (centre * Matrix3.exp(sum / Double(bestCount))).orthonormalized
     }
 
     /// The fused `world_from_anchor` of a placed anchor, or nil.
