@@ -16,6 +16,14 @@ struct Observation {
     double x = 0, y = 0;
 };
 
+// A turn between two poses known from elsewhere (a gyroscope): poses[to].R poses[from].R^T should
+// be `turn`, within `sigma` radians (as a pixel error of 1 px weighs).
+struct RotationLink {
+    int from = 0, to = 0;
+    Mat3 turn = Mat3::Identity();
+    double sigma = 1;
+};
+
 struct BundleOutcome {
     int iterations = 0, accepted = 0, inlier_count = 0;
     double initial_rms = 0, final_rms = 0, inlier_rms = 0;
@@ -28,8 +36,9 @@ class BundleAdjuster {
 public:
     BundleAdjuster(const ak_pinhole &camera, std::vector<Pose> &poses, const std::vector<uint8_t> &pose_fixed,
                    std::vector<Vec3> &points, const std::vector<uint8_t> &point_fixed,
-                   const std::vector<Observation> &observations, double huber)
-        : K_(camera), poses_(poses), points_(points), obs_(observations), huber_(huber) {
+                   const std::vector<Observation> &observations, double huber,
+                   const std::vector<RotationLink> &links = {})
+        : K_(camera), poses_(poses), points_(points), obs_(observations), huber_(huber), links_(links) {
         cam_free_.assign(poses.size(), -1);
         for (size_t c = 0; c < poses.size(); ++c)
             if (!pose_fixed[c]) cam_free_[c] = free_cams_++;
@@ -73,6 +82,7 @@ private:
     const std::vector<Observation> &obs_;
     std::vector<uint8_t> active_;  // observations in the cost (0: rejected as outliers)
     const double huber_;
+    const std::vector<RotationLink> links_;
     std::vector<int> cam_free_, pt_free_;
     int free_cams_ = 0, free_pts_ = 0;
 
@@ -83,6 +93,11 @@ private:
     std::vector<Vec3> gp_;    // per free point: sum w Jp^T r
     std::vector<Mat63> W_;    // per observation: w Jc^T Jp (both free)
     std::vector<int> pt_obs_start_, pt_obs_;  // per free point: its observations with a free pose (CSR)
+    struct LinkBlock {
+        int from, to;  // free pose numbers
+        Mat3 H;        // the rotations' coupling: d(from)^T H d(to)
+    };
+    std::vector<LinkBlock> link_blocks_;
 
     bool residual(const Pose &c, const Vec3 &X, const Observation &o, Vec3 &Xc, Vec2 &r) const {
         Xc = c.R * X + c.t;
@@ -100,7 +115,13 @@ private:
             const Observation &o = obs_[k];
             sum += residual(poses[o.cam], points[o.pt], o, Xc, r) ? rho(r.norm()) : rho(kBehindPenaltyPixels);
         }
+        for (const RotationLink &l : links_) sum += link_residual(poses, l).squaredNorm() / (l.sigma * l.sigma);
         return sum;
+    }
+
+    // log(R_to R_from^T turn^T): the poses' turn against the link's, as a left perturbation of R_to.
+    static Vec3 link_residual(const std::vector<Pose> &poses, const RotationLink &l) {
+        return log_so3(poses[l.to].R * poses[l.from].R.transpose() * l.turn.transpose());
     }
 
     // RMS over the observations in front of their camera; with `count`, only over those under
@@ -158,6 +179,24 @@ private:
                 }
             }
         }
+        // Links: to first order, d r = w_to - R_to R_from^T w_from (left perturbations).
+        link_blocks_.clear();
+        for (const RotationLink &l : links_) {
+            const int ft = cam_free_[l.to], ff = cam_free_[l.from];
+            if (ft < 0 && ff < 0) continue;
+            const double w = 1 / (l.sigma * l.sigma);
+            const Vec3 r = link_residual(poses_, l);
+            const Mat3 A = -(poses_[l.to].R * poses_[l.from].R.transpose());
+            if (ft >= 0) {
+                U_[ft].topLeftCorner<3, 3>().diagonal().array() += w;
+                gc_[ft].head<3>() += w * r;
+            }
+            if (ff >= 0) {
+                U_[ff].topLeftCorner<3, 3>().noalias() += w * A.transpose() * A;
+                gc_[ff].head<3>().noalias() += w * A.transpose() * r;
+            }
+            if (ft >= 0 && ff >= 0) link_blocks_.push_back({ff, ft, w * A.transpose()});  // d(from)^T H d(to)
+        }
         for (int p = 0; p < free_pts_; ++p) per_point[p + 1] += per_point[p];
         pt_obs_start_ = per_point;
         pt_obs_.assign(per_point[free_pts_], 0);
@@ -176,6 +215,10 @@ private:
         for (int c = 0; c < free_cams_; ++c) {
             S.block<6, 6>(6 * c, 6 * c) = damped(U_[c], lambda);
             rhs.segment<6>(6 * c) = -gc_[c];
+        }
+        for (const LinkBlock &b : link_blocks_) {
+            if (b.from < b.to) S.block<3, 3>(6 * b.from, 6 * b.to) += b.H;  // the upper triangle is enough for LDLT
+            else S.block<3, 3>(6 * b.to, 6 * b.from) += b.H.transpose();
         }
         std::vector<Mat3> Vinv(free_pts_);
         std::vector<Mat63> Y;

@@ -36,7 +36,8 @@ void ak_bundle_params_default(ak_bundle_params *params) {
 
 ak_status ak_bundle_adjust(const ak_pinhole *camera, double *camera_from_world, const uint8_t *pose_fixed,
                            int pose_count, double *points, const uint8_t *point_fixed, int point_count,
-                           const ak_observation *observations, int observation_count, const ak_bundle_params *params,
+                           const ak_observation *observations, int observation_count,
+                           const ak_rotation_link *links, int link_count, const ak_bundle_params *params,
                            ak_bundle_result *result, uint8_t *inliers) {
     static const char *fn = "ak_bundle_adjust";
     return guarded(fn, [&]() -> ak_status {
@@ -87,7 +88,21 @@ ak_status ak_bundle_adjust(const ak_pinhole *camera, double *camera_from_world, 
             obs[k] = Observation{o.camera, o.point, o.x, o.y};
         }
 
-        BundleAdjuster ba(*camera, poses, fixed_pose, pts, fixed_point, obs, p.huber_threshold);
+        if (ak_status s = check_count(fn, link_count, "link_count")) return s;
+        if (link_count > 0 && !links) return fail(AK_ERR_ARGUMENT, fn, "links is NULL");
+        std::vector<RotationLink> turns(link_count);
+        for (int k = 0; k < link_count; ++k) {
+            const ak_rotation_link &l = links[k];
+            if (l.from < 0 || l.from >= pose_count || l.to < 0 || l.to >= pose_count || l.from == l.to)
+                return fail(AK_ERR_ARGUMENT, fn, "link %d: poses %d and %d are not two of 0..<%d", k, l.from, l.to, pose_count);
+            if (!std::isfinite(l.sigma) || !(l.sigma > 0)) return fail(AK_ERR_ARGUMENT, fn, "link %d: sigma must be positive", k);
+            const double rt[12] = {l.turn[0], l.turn[1], l.turn[2], 0, l.turn[3], l.turn[4], l.turn[5], 0,
+                                   l.turn[6], l.turn[7], l.turn[8], 0};
+            Pose turn;
+            if (ak_status s = read_pose(fn, rt, "link turn", k, turn)) return s;
+            turns[k] = RotationLink{l.from, l.to, turn.R, l.sigma};
+        }
+        BundleAdjuster ba(*camera, poses, fixed_pose, pts, fixed_point, obs, p.huber_threshold, turns);
         const BundleOutcome out = ba.run(p.max_iterations, p.inlier_threshold, p.reject_outliers != 0, inliers);
         for (int c = 0; c < pose_count; ++c)
             if (!fixed_pose[c]) write_pose(poses[c], camera_from_world + 12 * c);

@@ -20,6 +20,8 @@ ak_status check_pnp_params(const char *fn, const ak_pnp_params &p) noexcept {
     if (p.max_iterations < 1 || p.max_iterations > 1000000)
         return fail(AK_ERR_ARGUMENT, fn, "max_iterations must be in 1...1000000, got %d", p.max_iterations);
     if (p.min_inliers < 0) return fail(AK_ERR_ARGUMENT, fn, "min_inliers must be >= 0, got %d", p.min_inliers);
+    if (!std::isfinite(p.rotation_prior_sigma) || !(p.rotation_prior_sigma > 0))
+        return fail(AK_ERR_ARGUMENT, fn, "rotation_prior_sigma must be positive, got %g", p.rotation_prior_sigma);
     return AK_OK;
 }
 
@@ -32,12 +34,12 @@ extern "C" {
 
 void ak_pnp_params_default(ak_pnp_params *params) {
     if (!params) return;
-    *params = ak_pnp_params{AK_PNP_EPNP, 2.0, 0.999, 300, 10};
+    *params = ak_pnp_params{AK_PNP_EPNP, 2.0, 0.999, 300, 10, 0.001};
 }
 
 ak_status ak_solve_pnp(const ak_pinhole *camera, const double *points, const float *pixels, int count,
-                       const double *initial_camera_from_world, const ak_pnp_params *params, ak_pnp_result *result,
-                       uint8_t *inliers) {
+                       const double *initial_camera_from_world, const double *rotation_prior,
+                       const ak_pnp_params *params, ak_pnp_result *result, uint8_t *inliers) {
     static const char *fn = "ak_solve_pnp";
     return guarded(fn, [&]() -> ak_status {
         if (!result) return fail(AK_ERR_ARGUMENT, fn, "result is NULL");
@@ -51,6 +53,15 @@ ak_status ak_solve_pnp(const ak_pinhole *camera, const double *points, const flo
         for (int i = 0; i < 3 * count; ++i)
             if (!std::isfinite(points[i])) return fail(AK_ERR_ARGUMENT, fn, "points must be finite (point %d)", i / 3);
         if (ak_status s = check_pixels(fn, pixels, count, "pixels")) return s;
+        RotationPrior prior{Mat3::Identity(), 1 / (p.rotation_prior_sigma * p.rotation_prior_sigma)};
+        if (rotation_prior) {
+            double rt[12] = {};
+            for (int r = 0; r < 3; ++r)
+                for (int c = 0; c < 3; ++c) rt[4 * r + c] = rotation_prior[3 * r + c];
+            Pose rotation;
+            if (ak_status s = read_pose(fn, rt, "rotation_prior", -1, rotation)) return s;
+            prior.rotation = rotation.R;
+        }
         Pose guess;
         if (initial_camera_from_world)
             if (ak_status s = read_pose(fn, initial_camera_from_world, "initial_camera_from_world", -1, guess)) return s;
@@ -112,7 +123,8 @@ ak_status ak_solve_pnp(const ak_pinhole *camera, const double *points, const flo
                 if (mask[i]) obj.push_back(object[i]), img.push_back(image[i]);
             if (static_cast<int>(obj.size()) < std::max(p.min_inliers, 4)) return AK_OK;
             // A start with an inlier behind the camera has no pose (NaN); else R, t are refined.
-            if (!std::isfinite(refine_pose(K, pinhole, obj, img, R, t, kRefinementIterations))) return AK_OK;
+            if (!std::isfinite(refine_pose(K, pinhole, obj, img, R, t, kRefinementIterations, rotation_prior ? &prior : nullptr)))
+                return AK_OK;
             bool changed = false;
             sum = 0, n = 0;
             for (int i = 0; i < count; ++i) {

@@ -46,10 +46,16 @@ bool project(const cv::Matx33d &K, const cv::Matx<double, 1, 5> &d, const cv::Ve
     return std::isfinite(pixel[0]) && std::isfinite(pixel[1]);
 }
 
-// Sum of squared pixel errors; infinite when a point is behind the camera.
+// log(R prior^T): the rotation's departure from the prior, as a left perturbation.
+Vec3 prior_residual(const cv::Matx33d &R, const RotationPrior &prior) {
+    const Eigen::Map<const Eigen::Matrix<double, 3, 3, Eigen::RowMajor>> rotation(R.val);  // Matx: row-major
+    return log_so3(rotation * prior.rotation.transpose());
+}
+
+// Sum of squared pixel errors and the prior's term; infinite when a point is behind the camera.
 double cost(const cv::Matx33d &K, const cv::Matx<double, 1, 5> &d, const std::vector<cv::Point3d> &object,
-            const std::vector<cv::Point2d> &image, const cv::Matx33d &R, const cv::Vec3d &t) {
-    double sum = 0;
+            const std::vector<cv::Point2d> &image, const cv::Matx33d &R, const cv::Vec3d &t, const RotationPrior *prior) {
+    double sum = prior ? prior->weight * prior_residual(R, *prior).squaredNorm() : 0;
     for (size_t i = 0; i < object.size(); ++i) {
         cv::Vec2d p;
         if (!project(K, d, R * cv::Vec3d(object[i].x, object[i].y, object[i].z) + t, p, nullptr))
@@ -68,8 +74,9 @@ constexpr double kRelativeDecrease = 1e-12, kTinyStep = 1e-10;
 }  // namespace
 
 double refine_pose(const cv::Matx33d &K, const cv::Matx<double, 1, 5> &distortion, const std::vector<cv::Point3d> &object,
-                   const std::vector<cv::Point2d> &image, cv::Matx33d &R, cv::Vec3d &t, int max_iterations) {
-    double current = cost(K, distortion, object, image, R, t);
+                   const std::vector<cv::Point2d> &image, cv::Matx33d &R, cv::Vec3d &t, int max_iterations,
+                   const RotationPrior *prior) {
+    double current = cost(K, distortion, object, image, R, t, prior);
     if (!std::isfinite(current)) return std::numeric_limits<double>::quiet_NaN();
     const auto rms = [&] { return std::sqrt(current / static_cast<double>(object.size())); };
     double lambda = kInitialDamping;
@@ -86,6 +93,11 @@ double refine_pose(const cv::Matx33d &K, const cv::Matx<double, 1, 5> &distortio
             H.noalias() += A.transpose() * A;
             g.noalias() += A.transpose() * Vec2(p[0] - image[i].x, p[1] - image[i].y);
         }
+        if (prior) {
+            // d log(exp(w) R prior^T) / dw is the identity to first order.
+            H.topLeftCorner<3, 3>().diagonal().array() += prior->weight;
+            g.head<3>() += prior->weight * prior_residual(R, *prior);
+        }
         bool stepped = false;
         while (lambda < kMaxDamping) {
             Mat6 damped = H;
@@ -96,7 +108,7 @@ double refine_pose(const cv::Matx33d &K, const cv::Matx<double, 1, 5> &distortio
             const cv::Matx33d turn(w(0, 0), w(0, 1), w(0, 2), w(1, 0), w(1, 1), w(1, 2), w(2, 0), w(2, 1), w(2, 2));
             const cv::Matx33d R2 = turn * R;
             const cv::Vec3d t2 = turn * t + cv::Vec3d(step[3], step[4], step[5]);
-            const double next = cost(K, distortion, object, image, R2, t2);
+            const double next = cost(K, distortion, object, image, R2, t2, prior);
             if (next < current) {
                 const double decrease = current - next;
                 const double moved = std::sqrt(std::max(0.0, static_cast<double>(step.dot(H * step))));

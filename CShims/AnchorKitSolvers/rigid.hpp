@@ -99,6 +99,12 @@ constexpr double kCostTolerance = 1e-5;
 
 // Huber's loss of a residual of norm `e` (px) with threshold `k`, and its weight in iteratively
 // reweighted least squares.
+// The rotation vector of R (the inverse of exp_so3).
+inline Vec3 log_so3(const Mat3 &R) {
+    const Eigen::AngleAxisd aa(R);
+    return aa.angle() * aa.axis();
+}
+
 inline double huber_cost(double e, double k) { return e <= k ? e * e : 2 * k * e - k * k; }
 inline double huber_weight(double e, double k) { return e <= k ? 1.0 : k / e; }
 
@@ -166,8 +172,15 @@ inline Mat26 left_perturbation_jacobian(const Mat23 &projection, const Vec3 &x) 
 // Levenberg-Marquardt in at most `max_iterations` steps, never with a point behind the camera.
 // Returns the RMS pixel error at the result; NaN (R, t untouched) when the start has a point
 // behind the camera.
+// With `prior` (a rotation, and a weight in squared pixels per squared radian), the cost also has
+// weight * |log(R prior^T)|^2: a rotation known from elsewhere (a gyroscope).
+struct RotationPrior {
+    Mat3 rotation;
+    double weight;
+};
 double refine_pose(const cv::Matx33d &K, const cv::Matx<double, 1, 5> &distortion, const std::vector<cv::Point3d> &object,
-                   const std::vector<cv::Point2d> &image, cv::Matx33d &R, cv::Vec3d &t, int max_iterations);
+                   const std::vector<cv::Point2d> &image, cv::Matx33d &R, cv::Vec3d &t, int max_iterations,
+                   const RotationPrior *prior = nullptr);
 
 }  // namespace akcv
 

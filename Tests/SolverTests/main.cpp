@@ -1,5 +1,6 @@
-// The C++ solvers' own tests (anchorkit_solvers.h: world geometry, an object and its views,
-// alignment, plane sweep; anchorkit_pose.h: a square's pose refined), on known cases: each solver
+// The C++ solvers' own tests (anchorkit_solvers.h: world geometry with and without a gyroscope's
+// turns, an object and its views, alignment, plane sweep; anchorkit_pose.h: a square's pose
+// refined), on known cases: each solver
 // gets what it should recover exactly (noise-free geometry) or to a stated tolerance (noise,
 // outliers). Prints one line per check and exits non-zero when any fails. `swift test` runs it
 // (SolverTests.swift).
@@ -79,7 +80,7 @@ void pnp() {
     for (int i = 0; i < 100; i += 5) { px[2 * i] += 40; px[2 * i + 1] -= 25; }
     ak_pnp_result result{};
     std::vector<uint8_t> inliers(100);
-    const bool ran = ak_solve_pnp(&kCamera, X.data(), px.data(), 100, nullptr, nullptr, &result, inliers.data()) == AK_OK;
+    const bool ran = ak_solve_pnp(&kCamera, X.data(), px.data(), 100, nullptr, nullptr, nullptr, &result, inliers.data()) == AK_OK;
     int flagged = 0;
     for (int i = 0; i < 100; ++i) flagged += (i % 5 == 0) != (inliers[i] == 0);
     check(ran && result.found && result.inlier_count == 80, "PnP: inliers of 80 true, 20 wrong", result.inlier_count, 80);
@@ -107,18 +108,34 @@ void two_view() {
     check(ran && direction_error < 1e-3, "two-view: translation direction error", direction_error, 1e-3);
 }
 
+// Three cameras see 60 points 3-6 m away (the bundle adjustment's cases).
+struct ThreeViews {
+    std::vector<std::vector<double>> truth;
+    int points = 60;
+    std::vector<double> X;
+    std::vector<ak_observation> observations;
+};
+
+ThreeViews three_views() {
+    ThreeViews v;
+    v.truth = {pose(0, 1, 0, 0, 0, 0, 0), pose(0, 1, 0, 0.05, -0.3, 0, 0), pose(1, 0, 0, 0.04, -0.3, 0.2, 0.1)};
+    v.X = scene(v.points, 4);
+    for (int c = 0; c < 3; ++c)
+        for (int i = 0; i < v.points; ++i) {
+            float px[2];
+            if (project(v.truth[c], &v.X[3 * i], px)) v.observations.push_back({c, i, px[0], px[1]});
+        }
+    return v;
+}
+
 void bundle_adjustment() {
     // Three cameras see 60 points; the last two poses and every point start perturbed, the first
     // pose and three points are fixed (they set the frame and the scale).
-    std::vector<std::vector<double>> truth = {pose(0, 1, 0, 0, 0, 0, 0), pose(0, 1, 0, 0.05, -0.3, 0, 0), pose(1, 0, 0, 0.04, -0.3, 0.2, 0.1)};
-    const int points = 60;
-    const std::vector<double> X = scene(points, 4);
-    std::vector<ak_observation> observations;
-    for (int c = 0; c < 3; ++c)
-        for (int i = 0; i < points; ++i) {
-            float px[2];
-            if (project(truth[c], &X[3 * i], px)) observations.push_back({c, i, px[0], px[1]});
-        }
+    const ThreeViews views = three_views();
+    const std::vector<std::vector<double>> &truth = views.truth;
+    const std::vector<double> &X = views.X;
+    const std::vector<ak_observation> &observations = views.observations;
+    const int points = views.points;
     std::vector<double> poses, start = X;
     for (const auto &p : truth) poses.insert(poses.end(), p.begin(), p.end());
     std::mt19937 random(5);
@@ -130,11 +147,97 @@ void bundle_adjustment() {
     point_fixed[0] = point_fixed[1] = point_fixed[2] = 1;
     ak_bundle_result result{};
     const bool ran = ak_bundle_adjust(&kCamera, poses.data(), pose_fixed, 3, start.data(), point_fixed.data(), points, observations.data(),
-                                      static_cast<int>(observations.size()), nullptr, &result, nullptr) == AK_OK;
+                                      static_cast<int>(observations.size()), nullptr, 0, nullptr, &result, nullptr) == AK_OK;
     check(ran && result.initial_rms > 1, "bundle adjustment: starting RMS, px (perturbed)", result.initial_rms, 1);
     check(ran && result.final_rms < 1e-3, "bundle adjustment: final RMS, px", result.final_rms, 1e-3);
     check(ran && max_abs_difference(start.data(), X.data(), 3 * points) < 1e-3, "bundle adjustment: largest point error, m",
           max_abs_difference(start.data(), X.data(), 3 * points), 1e-3);
+}
+
+// A far, narrow scene leaves a sideways step and a turn nearly alike: with pixel noise PnP trades
+// one for the other. The true rotation given as a prior (a gyroscope's turn) takes that away.
+void pnp_rotation_prior() {
+    const std::vector<double> truth = pose(0, 1, 0, 0.05, 0.4, 0.1, 0.2);
+    std::mt19937 random(6);
+    std::uniform_real_distribution<double> xy(-1.5, 1.5), z(12, 15);
+    std::normal_distribution<double> noise(0, 0.5);
+    std::vector<double> X;
+    for (int i = 0; i < 60; ++i) X.insert(X.end(), {xy(random), xy(random), z(random)});
+    std::vector<float> px(120);
+    for (int i = 0; i < 60; ++i) {
+        project(truth, &X[3 * i], &px[2 * i]);
+        px[2 * i] += static_cast<float>(noise(random)), px[2 * i + 1] += static_cast<float>(noise(random));
+    }
+    const double rotation[9] = {truth[0], truth[1], truth[2], truth[4], truth[5], truth[6], truth[8], truth[9], truth[10]};
+    ak_pnp_params params;
+    ak_pnp_params_default(&params);
+    params.rotation_prior_sigma = 1e-5;
+    double error[2] = {0, 0};  // sideways (x) translation error
+    bool ran = true;
+    for (int with = 0; with < 2; ++with) {
+        ak_pnp_result result{};
+        ran = ran && ak_solve_pnp(&kCamera, X.data(), px.data(), 60, nullptr, with ? rotation : nullptr, &params, &result,
+                                  nullptr) == AK_OK && result.found;
+        error[with] = std::fabs(result.camera_from_world[3] - truth[3]);
+    }
+    check(ran && error[0] > 0.005, "PnP, far scene, 0.5 px noise: sideways translation error without a rotation prior, m", error[0], 0.005);
+    check(ran && error[1] < error[0] / 5, "PnP, far scene: the same with the true rotation as prior, m (a fifth of it)", error[1],
+          error[0] / 5);
+}
+
+// Links between poses (a gyroscope's turns) hold the poses' rotations: with exact links and
+// perturbed rotations the adjustment returns to the truth; a link refers to two of the poses.
+void bundle_adjustment_links() {
+    const ThreeViews views = three_views();
+    const std::vector<std::vector<double>> &truth = views.truth;
+    const std::vector<double> &X = views.X;
+    const std::vector<ak_observation> &observations = views.observations;
+    const int points = views.points;
+    // turn = R_to R_from^T, row-major.
+    std::vector<ak_rotation_link> links;
+    for (int c = 1; c < 3; ++c) {
+        ak_rotation_link l{c - 1, c, {}, 1e-4};
+        for (int r = 0; r < 3; ++r)
+            for (int k = 0; k < 3; ++k) {
+                double sum = 0;
+                for (int m = 0; m < 3; ++m) sum += truth[c][4 * r + m] * truth[c - 1][4 * k + m];
+                l.turn[3 * r + k] = sum;
+            }
+        links.push_back(l);
+    }
+    std::vector<double> poses, start = X;
+    for (const auto &p : truth) poses.insert(poses.end(), p.begin(), p.end());
+    // The free poses turned by 0.02 rad about z and moved.
+    for (int c = 1; c < 3; ++c) {
+        const std::vector<double> turned = pose(0, 0, 1, 0.02, 0, 0, 0);
+        double R[9];
+        for (int r = 0; r < 3; ++r)
+            for (int k = 0; k < 3; ++k) {
+                double sum = 0;
+                for (int m = 0; m < 3; ++m) sum += turned[4 * r + m] * poses[12 * c + 4 * m + k];
+                R[3 * r + k] = sum;
+            }
+        for (int r = 0; r < 3; ++r) {
+            for (int k = 0; k < 3; ++k) poses[12 * c + 4 * r + k] = R[3 * r + k];
+            poses[12 * c + 4 * r + 3] += 0.02;
+        }
+    }
+    const uint8_t pose_fixed[3] = {1, 0, 0};
+    std::vector<uint8_t> point_fixed(points, 0);
+    point_fixed[0] = point_fixed[1] = point_fixed[2] = 1;
+    ak_bundle_result result{};
+    const bool ran = ak_bundle_adjust(&kCamera, poses.data(), pose_fixed, 3, start.data(), point_fixed.data(), points, observations.data(),
+                                      static_cast<int>(observations.size()), links.data(), 2, nullptr, &result, nullptr) == AK_OK;
+    std::vector<double> all;
+    for (const auto &p : truth) all.insert(all.end(), p.begin(), p.end());
+    check(ran && result.final_rms < 1e-3, "bundle adjustment with turns: final RMS, px", result.final_rms, 1e-3);
+    check(ran && max_abs_difference(poses.data(), all.data(), 36) < 1e-4, "bundle adjustment with turns: largest pose element error",
+          max_abs_difference(poses.data(), all.data(), 36), 1e-4);
+    links[1].to = 3;
+    const ak_status status = ak_bundle_adjust(&kCamera, poses.data(), pose_fixed, 3, start.data(), point_fixed.data(), points,
+                                              observations.data(), static_cast<int>(observations.size()), links.data(), 2,
+                                              nullptr, &result, nullptr);
+    check(status == AK_ERR_ARGUMENT, "bundle adjustment with turns: a turn to pose 3 of 3 is refused (status)", status, AK_ERR_ARGUMENT);
 }
 
 void view_pose() {
@@ -372,7 +475,7 @@ void bad_arguments() {
     ak_pnp_result result{};
     const double X[3] = {0, 0, 1};
     const float px[2] = {320, 240};
-    const ak_status status = ak_solve_pnp(&kCamera, X, px, 1, nullptr, &params, &result, nullptr);
+    const ak_status status = ak_solve_pnp(&kCamera, X, px, 1, nullptr, nullptr, &params, &result, nullptr);
     check(status == AK_ERR_ARGUMENT, "bad arguments: PnP confidence 2 is refused (status)", status, AK_ERR_ARGUMENT);
 }
 
@@ -383,6 +486,8 @@ int main() {
     pnp();
     two_view();
     bundle_adjustment();
+    pnp_rotation_prior();
+    bundle_adjustment_links();
     view_pose();
     object_and_views();
     alignment();

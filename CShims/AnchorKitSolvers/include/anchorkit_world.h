@@ -132,6 +132,8 @@ typedef struct {
     double confidence;             /* RANSAC; default 0.999 */
     int max_iterations;            /* RANSAC; default 300 */
     int min_inliers;               /* fewer: not found; default 10 */
+    double rotation_prior_sigma;   /* rad: how far the rotation may stray from `rotation_prior` as
+                                      much as a point may stray by 1 px; default 0.001 */
 } ak_pnp_params;
 
 void ak_pnp_params_default(ak_pnp_params *params);
@@ -148,11 +150,14 @@ typedef struct {
  * poses, pose_refinement.cpp), re-classifying the points with the refined pose.
  * `initial_camera_from_world` (12 doubles, may be NULL) is a guess
  * (e.g. a motion model's): RANSAC's final solve is then SOLVEPNP_ITERATIVE from it. `inliers`
- * (count, may be NULL) gets 1 for inliers of the returned pose. Too few points or inliers give
- * found = 0, not an error. */
+ * (count, may be NULL) gets 1 for inliers of the returned pose. `rotation_prior` (9 doubles,
+ * row-major, may be NULL) is a camera_from_world rotation known from elsewhere (a gyroscope's turn
+ * from the last pose): the refinement also weighs the rotation's departure from it (params'
+ * rotation_prior_sigma), which keeps a far scene's lateral motion from being taken for a turn.
+ * Too few points or inliers give found = 0, not an error. */
 ak_status ak_solve_pnp(const ak_pinhole *camera, const double *points, const float *pixels, int count,
-                       const double *initial_camera_from_world, const ak_pnp_params *params, ak_pnp_result *result,
-                       uint8_t *inliers);
+                       const double *initial_camera_from_world, const double *rotation_prior,
+                       const ak_pnp_params *params, ak_pnp_result *result, uint8_t *inliers);
 
 /* ---------------------------------------------------------------- bundle adjustment */
 
@@ -161,6 +166,15 @@ typedef struct {
     int point;    /* index into the points */
     float x, y;   /* px */
 } ak_observation;
+
+/* A turn between two poses known from elsewhere (a gyroscope): camera `to`'s rotation times the
+ * transpose of camera `from`'s (both camera_from_world) should be `turn` (row-major), within
+ * `sigma` radians (weighed as a pixel error of 1 px is). */
+typedef struct {
+    int from, to;
+    double turn[9];
+    double sigma;
+} ak_rotation_link;
 
 typedef struct {
     int max_iterations;       /* Levenberg-Marquardt steps tried (accepted or not) per stage; default 20
@@ -191,11 +205,13 @@ typedef struct {
  * `pose_fixed` / `point_fixed` (may be NULL: none fixed) hold 1 for parameters kept constant; at
  * least one pose or point must be fixed (with a single fixed pose the scale stays free: the
  * damping keeps it near its start). Observations behind their camera are ignored while they stay
- * there. `inliers` (observation_count, may be NULL) gets the final inlier flags. On an error the
- * poses and points are unchanged. */
+ * there. `links` (link_count, may be NULL when 0) add the squared angle between each link's turn
+ * and its poses' turn, over its sigma squared, to the cost. `inliers` (observation_count, may be
+ * NULL) gets the final inlier flags. On an error the poses and points are unchanged. */
 ak_status ak_bundle_adjust(const ak_pinhole *camera, double *camera_from_world, const uint8_t *pose_fixed,
                            int pose_count, double *points, const uint8_t *point_fixed, int point_count,
-                           const ak_observation *observations, int observation_count, const ak_bundle_params *params,
+                           const ak_observation *observations, int observation_count,
+                           const ak_rotation_link *links, int link_count, const ak_bundle_params *params,
                            ak_bundle_result *result, uint8_t *inliers);
 
 /* ---------------------------------------------------------------- one pose through several views (view_pose.cpp) */

@@ -33,6 +33,25 @@ package struct BundleAdjuster: Sendable {
         }
     }
 
+    /// A turn between two of the poses known from elsewhere (a gyroscope): the adjustment also
+    /// weighs the poses' turn against it.
+    public struct Turn: Sendable, Equatable {
+        /// The poses (indices into the adjusted poses).
+        public var from: Int, to: Int
+        /// `opencvCameraTo_from_opencvCameraFrom`'s rotation.
+        public var opencvCameraToFromOpencvCameraFrom: Matrix3
+        /// How far (radians) the poses' turn may stray from it as much as a point may stray by one
+        /// pixel.
+        public var sigma: Double
+
+        public init(from: Int, to: Int, opencvCameraToFromOpencvCameraFrom: Matrix3, sigma: Double) {
+            self.from = from
+            self.to = to
+            self.opencvCameraToFromOpencvCameraFrom = opencvCameraToFromOpencvCameraFrom
+            self.sigma = sigma
+        }
+    }
+
     /// What an adjustment achieved.
     public struct Report: Sendable {
         /// Levenberg-Marquardt steps tried, both stages.
@@ -92,12 +111,14 @@ package struct BundleAdjuster: Sendable {
     ///   - points: World points.
     ///   - fixedPoints: Indices of points kept constant.
     ///   - observations: The pixels each pose saw of each point.
+    ///   - turns: Turns between poses known from elsewhere (a gyroscope's), weighed beside the
+    ///     pixels.
     ///   - camera: The camera's intrinsics, shared by all poses; only fx, fy, cx, cy are used.
     /// - Throws: ``NativeError`` (`.invalidArgument`) when nothing is fixed, an index is out of
     ///   range, a value is not finite or a pose is not rigid; the inputs are then unchanged.
     @discardableResult
     public func adjust(opencvCamerasFromWorld: inout [Transform], fixedPoses: Set<Int>, points: inout [SIMD3<Double>],
-                       fixedPoints: Set<Int> = [], observations: [Observation],
+                       fixedPoints: Set<Int> = [], observations: [Observation], turns: [Turn] = [],
                        camera: CameraIntrinsics) throws -> Report {
         let poseCount = opencvCamerasFromWorld.count, pointCount = points.count
         if let bad = fixedPoses.first(where: { !(0..<poseCount).contains($0) }) {
@@ -119,11 +140,16 @@ package struct BundleAdjuster: Sendable {
             ak_observation(camera: Int32(clamping: $0.poseIndex), point: Int32(clamping: $0.pointIndex),
                            x: $0.pixel.x, y: $0.pixel.y)
         }
+        let links = turns.map { t in
+            let r = t.opencvCameraToFromOpencvCameraFrom.rowMajor
+            return ak_rotation_link(from: Int32(clamping: t.from), to: Int32(clamping: t.to),
+                                    turn: (r[0], r[1], r[2], r[3], r[4], r[5], r[6], r[7], r[8]), sigma: t.sigma)
+        }
         var result = ak_bundle_result()
         var flags = [UInt8](repeating: 0, count: observations.count)
         try NativeError.check(ak_bundle_adjust(&cam, &poses, poseFixed, Int32(poseCount), &coordinates, pointFixed,
-                                               Int32(pointCount), native, Int32(observations.count), &params, &result,
-                                               &flags), "bundle adjustment")
+                                               Int32(pointCount), native, Int32(observations.count), links,
+                                               Int32(links.count), &params, &result, &flags), "bundle adjustment")
         poses.withUnsafeBufferPointer { buffer in
             for c in 0..<poseCount where !fixedPoses.contains(c) {
                 opencvCamerasFromWorld[c] = Transform(rowMajor3x4: buffer, at: 12 * c)

@@ -3,6 +3,8 @@
 package struct GyroscopeRotation {
     /// The log, by time.
     private let samples: [InertialSample]
+    /// The gyroscope's bias (rad/s, the log's axes), taken off every sample.
+    package var bias = SIMD3<Double>.zero
 
     package init(samples: [InertialSample]) { self.samples = samples.sorted { $0.time < $1.time } }
 
@@ -18,9 +20,17 @@ package struct GyroscopeRotation {
         var i = samples.partitioningIndex { $0.time > start } - 1
         while i < samples.count, samples[i].time < end {
             let from = max(samples[i].time, start), to = i + 1 < samples.count ? min(samples[i + 1].time, end) : end
-            if to > from { rotation = rotation * Matrix3.exp(samples[i].gyroscope * (to - from)) }
+            if to > from { rotation = rotation * Matrix3.exp((samples[i].gyroscope - bias) * (to - from)) }
             i += 1
         }
         return rotation
+    }
+
+    /// The same turn as `opencvCamera1_from_opencvCamera0` (OpenCV camera axes: +x right, +y
+    /// down, +z forward): F · transpose(`arkitCamera0_from_arkitCamera1`) · F, F = diag(1, -1, -1).
+    package func opencvTurn(from start: Double, to end: Double) -> Matrix3? {
+        guard let turn = turn(from: start, to: end) else { return nil }
+        let f = CameraConvention.flip.rotation
+        return f * turn.transposed * f
     }
 }

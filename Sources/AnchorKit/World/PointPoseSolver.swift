@@ -53,6 +53,12 @@ package struct PointPoseSolver: Sendable {
         get { Int(native.max_iterations) }
         set { native.max_iterations = Int32(clamping: newValue) }
     }
+    /// How far (radians) the rotation may stray from a rotation prior as much as a point may
+    /// stray by one pixel.
+    public var rotationPriorSigma: Double {
+        get { native.rotation_prior_sigma }
+        set { native.rotation_prior_sigma = newValue }
+    }
     /// Fewest inliers for a pose.
     public var minInlierCount: Int {
         get { Int(native.min_inliers) }
@@ -72,10 +78,15 @@ package struct PointPoseSolver: Sendable {
     ///   - camera: The camera's intrinsics; only fx, fy, cx, cy are used.
     ///   - opencvCameraFromWorldGuess: A prior pose (e.g. from a motion model): RANSAC's final
     ///     solve then starts from it (OpenCV's iterative solver with an extrinsic guess).
+    ///   - opencvCameraFromWorldRotationPrior: A rotation known from elsewhere (a gyroscope's turn
+    ///     from the last pose): the refinement also weighs the pose's departure from it
+    ///     (``rotationPriorSigma``), which keeps a far scene's sideways motion from being taken
+    ///     for a turn.
     /// - Throws: ``NativeError`` (`.invalidArgument`) for arrays of different lengths,
     ///   non-finite values, a guess that is not rigid or out-of-range settings.
     public func solve(worldPoints: [SIMD3<Double>], pixels: [SIMD2<Float>], camera: CameraIntrinsics,
-                      opencvCameraFromWorldGuess: Transform? = nil) throws -> Estimate? {
+                      opencvCameraFromWorldGuess: Transform? = nil,
+                      opencvCameraFromWorldRotationPrior: Matrix3? = nil) throws -> Estimate? {
         try WorldArrays.requireSameCount(worldPoints.count, pixels.count, "PnP")
         let n = pixels.count
         var cam = ak_pinhole(camera)
@@ -84,9 +95,10 @@ package struct PointPoseSolver: Sendable {
         var flags = [UInt8](repeating: 0, count: n)
         let points = WorldArrays.triples(worldPoints)
         let guess = opencvCameraFromWorldGuess?.rowMajor3x4
+        let prior = opencvCameraFromWorldRotationPrior?.rowMajor
         try WorldArrays.withFloatPairs(pixels) { px in
-            try NativeError.check(withOptionalPointer(guess) {
-                ak_solve_pnp(&cam, points, px, Int32(n), $0, &params, &result, &flags)
+            try NativeError.check(withOptionalPointer(guess) { g in
+                withOptionalPointer(prior) { ak_solve_pnp(&cam, points, px, Int32(n), g, $0, &params, &result, &flags) }
             }, "PnP")
         }
         guard result.found != 0 else { return nil }

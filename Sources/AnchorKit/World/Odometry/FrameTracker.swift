@@ -46,6 +46,7 @@ struct FrameTracker {
         self.camera = camera
         self.parameters = parameters
         poseSolver.reprojectionThreshold = parameters.reprojectionThreshold
+        poseSolver.rotationPriorSigma = parameters.gyroscopeTurnSigma
     }
 
     /// Moves every track into the new frame; drops the lost ones. Returns the median flow (px).
@@ -89,11 +90,13 @@ struct FrameTracker {
     /// the last pose moved by the last motion. On success the tracks that slid off their point
     /// are dropped and the pose becomes the last; returns the inliers among the tracked points,
     /// or nil when too few were found (the camera is lost). A pose from fewer inliers that agrees
-    /// with the motion is kept for ``hold()``.
-    mutating func locate(against map: OdometryMap, landmarks: [MapLandmark]) throws -> Int? {
+    /// with the motion is kept for ``hold()``. `turn` (the gyroscope's, `opencvCamera1_from_opencvCamera0`)
+    /// holds the rotation near the last frame's turned by it.
+    mutating func locate(against map: OdometryMap, landmarks: [MapLandmark], turn: Matrix3? = nil) throws -> Int? {
         weak = nil
         let mapped = tracks.indices.filter { tracks[$0].point != nil }
         let guess = pose.map { velocity * $0 }
+        let prior = turn.flatMap { t in pose.map { t * $0.rotation } }
         guard !lost, mapped.count >= parameters.holdingInliers else {
             lost = true
             return nil
@@ -105,7 +108,8 @@ struct FrameTracker {
                 pixels.append(l.pixel)
             }
         }
-        let found = try poseSolver.solve(worldPoints: world, pixels: pixels, camera: camera, opencvCameraFromWorldGuess: guess)
+        let found = try poseSolver.solve(worldPoints: world, pixels: pixels, camera: camera, opencvCameraFromWorldGuess: guess,
+                                         opencvCameraFromWorldRotationPrior: prior)
             .map { Located(pose: $0.opencvCameraFromWorld, tracks: mapped, inliers: Array($0.inliers.prefix(mapped.count))) }
         guard let found, found.inlierCount >= parameters.minimumInliers else {
             if let found, found.inlierCount >= parameters.holdingInliers,

@@ -12,6 +12,10 @@ struct LocalMapper {
     /// Points for plane detection and raycasts only, triangulated between keyframes when the
     /// map is asked for.
     var densifier = MapDensifier()
+    /// An inertial log's gyroscope, its bias refined from the adjusted keyframes: the turn it
+    /// measured between consecutive keyframes holds the adjustment's rotations, since a far scene
+    /// lets a sideways step pass for a turn (Benchmarks/README.md, "The gyroscope's turns").
+    var gyroscope: GyroscopeRotation?
 
     init(camera: CameraIntrinsics, parameters: VisualOdometry.Parameters) {
         self.camera = camera
@@ -23,10 +27,11 @@ struct LocalMapper {
     /// Adds this frame, at the tracker's pose, as keyframe `map.keyframes.count`: triangulates
     /// the tracks that started in earlier keyframes, finds lost map points again, adjusts the
     /// local map and describes the points it follows. Returns the keyframe's adjusted pose.
-    mutating func insertKeyframe(frame: Int, gray: Image, pyramid: FlowPyramid, landmarks: [MapLandmark],
+    mutating func insertKeyframe(frame: Int, time: Double, gray: Image, pyramid: FlowPyramid, landmarks: [MapLandmark],
                                  into map: inout OdometryMap, tracker: inout FrameTracker) throws -> Transform {
         let k = map.keyframes.count
         var keyframe = OdometryMap.Keyframe(frame: frame, pose: tracker.pose!, observations: [])
+        keyframe.time = time
         keyframe.landmarks = landmarks.filter(\.holdsMap).map { ($0.position, $0.pixel) }
         // New points: tracks that started in an earlier keyframe, triangulated against it.
         var byOrigin: [Int: [Int]] = [:]
@@ -136,11 +141,14 @@ struct LocalMapper {
         // the window's observations) walks the window's alone.
         var poses = window.map { keyframes[$0].pose }
         var held = Set<Int>(), before = Set<Int>()
+        var slot: [Int: Int] = [:]   // keyframe → its pose's index
+        for (c, k) in window.enumerated() { slot[k] = c }
         for id in ids { for k in map.observers[id] where k < window[0] { before.insert(k) } }
         for k in before.sorted() {
             let seen = keyframes[k].observations.compactMap { o in pointIndex[o.point].map { (j: $0, pixel: o.position) } }
             guard !seen.isEmpty else { continue }
             held.insert(poses.count)
+            slot[k] = poses.count
             for o in seen { observations.append(.init(poseIndex: poses.count, pointIndex: o.j, pixel: camera.idealPixel(o.pixel))) }
             poses.append(keyframes[k].pose)
         }
@@ -149,9 +157,11 @@ struct LocalMapper {
         // oldest poses do; the second oldest has drifted with the map as much as the newer ones,
         // and holding it would fight the landmarks.
         let fixedPoses = held.count >= 2 ? held : held.union(fixed.count >= 3 ? [0] : [0, 1])
-        let inliers = try adjuster.adjust(opencvCamerasFromWorld: &poses, fixedPoses: fixedPoses,
-                                          points: &local, fixedPoints: fixed, observations: observations, camera: camera).inliers
+        let turns = gyroscope.map { gyroscopeTurns(of: keyframes, at: slot, gyroscope: $0) } ?? []
+        let inliers = try adjuster.adjust(opencvCamerasFromWorld: &poses, fixedPoses: fixedPoses, points: &local,
+                                          fixedPoints: fixed, observations: observations, turns: turns, camera: camera).inliers
         for (c, k) in window.enumerated() { map.keyframes[k].pose = poses[c] }
+        if !turns.isEmpty { settle(map.keyframes, at: window[0]) }
         for (j, id) in ids.enumerated() { map.points[id] = local[j] }
         // Observations the adjustment could not explain are dropped from the keyframes; a track
         // whose point failed in the newest keyframe lets the point go.
@@ -167,6 +177,37 @@ struct LocalMapper {
         }
         for i in tracks.indices { if let p = tracks[i].point, failedInNewest.contains(p) { tracks[i].point = nil } }
     }
+
+    /// The gyroscope's turn between each two consecutive keyframes the adjustment holds (`slot`:
+    /// keyframe → its pose), within `gyroscopeBiasStability` times the interval.
+    private func gyroscopeTurns(of keyframes: [OdometryMap.Keyframe], at slot: [Int: Int],
+                                gyroscope: GyroscopeRotation) -> [BundleAdjuster.Turn] {
+        slot.keys.sorted().compactMap { k in
+            guard let a = slot[k], let b = slot[k + 1], let t0 = keyframes[k].time, let t1 = keyframes[k + 1].time,
+                  let turn = gyroscope.opencvTurn(from: t0, to: t1) else { return nil }
+            return .init(from: a, to: b, opencvCameraToFromOpencvCameraFrom: turn,
+                         sigma: max(parameters.gyroscopeBiasStability * (t1 - t0), Self.leastTurnSigma))
+        }
+    }
+    /// The gyroscope's noise over a keyframe interval (radians), under which no turn is trusted.
+    private static let leastTurnSigma = 1e-4
+
+    /// Keyframe `k`'s turn from the one before, settled now that the adjustment's window starts
+    /// at it, refines the gyroscope's bias.
+    private mutating func settle(_ keyframes: [OdometryMap.Keyframe], at k: Int) {
+        // Not a turn from the initialisation's two keyframes: the two-view geometry's, held fixed.
+        guard k >= 3, keyframes[k].frame > lastSettledFrame, var gyroscope, let t0 = keyframes[k - 1].time,
+              let t1 = keyframes[k].time, let turn = gyroscope.opencvTurn(from: t0, to: t1) else { return }
+        lastSettledFrame = keyframes[k].frame
+        let visual = keyframes[k].pose.rotation * keyframes[k - 1].pose.rotation.transposed
+        guard let bias = biasEstimator.add(visualTurn: visual, gyroscopeTurn: turn, bias: gyroscope.bias, interval: t1 - t0)
+        else { return }
+        gyroscope.bias = bias
+        self.gyroscope = gyroscope
+    }
+    /// The frame of the last keyframe ``settle(_:at:)`` took.
+    private var lastSettledFrame = -1
+    private var biasEstimator = GyroscopeBiasEstimator()
 
     /// Removes keyframes while the map holds more than `maximumKeyframes`: of those before the
     /// bundle adjustment's window and the keyframe it holds first, the one with the largest

@@ -18,6 +18,8 @@ struct OdometryMap {
         /// Landmarks seen in this keyframe that hold the map (``Landmark/holdsMap``): OpenCV
         /// world axes, ideal pixels. Fixed points of the bundle adjustment.
         var landmarks: [(position: SIMD3<Double>, pixel: SIMD2<Float>)] = []
+        /// When the frame was taken (seconds; nil when not known): the gyroscope's turns between keyframes.
+        var time: Double?
 
         /// A keyframe's ORB features: they describe the map points it follows, and find lost ones.
         static func features(of gray: Image) throws -> FeatureSet {

@@ -61,6 +61,13 @@ public final class VisualOdometry: WorldTracker {
         /// keyframes see (ORB-SLAM's redundancy) is removed with the points only it saw, so that
         /// memory and the time of every search over the map stay bounded on long videos.
         public var maximumKeyframes = 100
+        /// With an inertial log: how far (radians) a frame's rotation may stray from the last
+        /// frame's turned by the gyroscope, as far as a point may stray by one pixel. A far scene
+        /// lets a sideways step pass for a turn; the gyroscope tells them apart.
+        public var gyroscopeTurnSigma = 0.0003
+        /// With an inertial log: how far (rad/s) the gyroscope's turn between two keyframes may
+        /// stray from the map's, times their interval: what is left of its bias once estimated.
+        public var gyroscopeBiasStability = 0.001
         public init() {}
     }
 
@@ -72,9 +79,15 @@ public final class VisualOdometry: WorldTracker {
     private var mapper: LocalMapper
     private var relocaliser: Relocaliser
     private var metric = false
-    /// The turn between frames from an inertial log's gyroscope, for the frames whose pose the
-    /// motion carries (too little texture); without it, the last frame-to-frame turn is repeated.
-    package var gyroscope: GyroscopeRotation?
+    /// An inertial log's gyroscope: its turn from frame to frame holds each frame's rotation, and
+    /// from keyframe to keyframe the map's (``Parameters/gyroscopeTurnSigma``,
+    /// ``Parameters/gyroscopeBiasStability``); it carries the frames whose pose the motion carries
+    /// (too little texture), where without it the last frame-to-frame turn is repeated. Its bias
+    /// is refined from the map as the walk goes on.
+    package var gyroscope: GyroscopeRotation? {
+        get { mapper.gyroscope }
+        set { mapper.gyroscope = newValue }
+    }
     /// The time of the last frame located, seconds.
     private var lastTime: Double?
     public private(set) var originFrame: Int?
@@ -82,6 +95,8 @@ public final class VisualOdometry: WorldTracker {
     /// world's (`opencvReference_from_opencvWorld`; the world is the first reference's camera),
     /// and the latest frame's turn (`opencvCamera_from_opencvWorld`) the tracks showed.
     private var referenceFrame: Int?
+    /// When the reference frame was taken (seconds).
+    private var referenceTime: Double?
     private var referenceFromWorld = Matrix3.identity
     private var turn: Matrix3?
     public var mapRevision: Int { map.revision }
@@ -118,7 +133,7 @@ public final class VisualOdometry: WorldTracker {
         let state: TrackingState
         do {
             if map.keyframes.isEmpty {
-                if try start(frame: frame.index, gray: gray) {
+                if try start(frame: frame.index, time: frame.time, gray: gray) {
                     state = .normal
                 } else {
                     // Initialising needs texture to follow: say what is missing.
@@ -200,12 +215,10 @@ public final class VisualOdometry: WorldTracker {
         CameraConvention.flip * opencvCameraFromWorld.inverse * CameraConvention.flip
     }
 
-    /// The gyroscope's turn from the last frame to `time` as `opencvCamera1_from_opencvCamera0`:
-    /// F · transpose(`arkitCamera0_from_arkitCamera1`) · F.
+    /// The gyroscope's turn from the last frame to `time` as `opencvCamera1_from_opencvCamera0`.
     private func gyroscopeTurn(to time: Double) -> Matrix3? {
-        guard let lastTime, let turn = gyroscope?.turn(from: lastTime, to: time) else { return nil }
-        let f = CameraConvention.flip.rotation
-        return f * turn.transposed * f
+        guard let lastTime else { return nil }
+        return gyroscope?.opencvTurn(from: lastTime, to: time)
     }
 
     /// A map point in ARKit world axes: F · p.
@@ -223,7 +236,7 @@ public final class VisualOdometry: WorldTracker {
     // MARK: The pipeline
 
     /// Tries to start the map. True once it has.
-    private func start(frame: Int, gray: Image) throws -> Bool {
+    private func start(frame: Int, time: Double, gray: Image) throws -> Bool {
         // Without parallax yet, the camera's turn still shows: measured on the tracks followed
         // into this frame, before a new reference may replace them.
         turn = initialiser.turnSinceReference(tracks: tracker.tracks).map { $0 * referenceFromWorld } ?? turn
@@ -234,10 +247,13 @@ public final class VisualOdometry: WorldTracker {
             if originFrame == nil { originFrame = reference }
             referenceFromWorld = referenceFrame == nil ? .identity : turn ?? referenceFromWorld
             referenceFrame = reference
+            referenceTime = reference == frame ? time : nil
             turn = referenceFromWorld
         }
         guard let pose = started else { return false }
         turn = nil
+        map.keyframes[0].time = referenceTime
+        map.keyframes[1].time = time
         // The map starts in the reference camera's axes: turned into the world's.
         if referenceFromWorld != .identity { map.rotate(by: referenceFromWorld.transposed) }
         tracker.pose = pose * Transform(rotation: referenceFromWorld, translation: .zero)
@@ -249,7 +265,7 @@ public final class VisualOdometry: WorldTracker {
     private func track(frame: Int, time: Double, gray: Image, pyramid: FlowPyramid, flow: Double,
                        landmarks: [MapLandmark]) throws -> TrackingState {
         let locating = StageProfile.now()
-        let located = try tracker.locate(against: map, landmarks: landmarks)
+        let located = try tracker.locate(against: map, landmarks: landmarks, turn: gyroscopeTurn(to: time))
         profile.add(.worldPose, since: locating)
         guard let inliers = located else {
             let relocalising = StageProfile.now()
@@ -260,7 +276,7 @@ public final class VisualOdometry: WorldTracker {
                 // few points followed, if they agree with the motion, else the motion alone for a
                 // few frames, while the map points still followed may come back.
                 if tracker.hold() {
-                    try addKeyframeIfNeeded(frame: frame, gray: gray, pyramid: pyramid, landmarks: landmarks)
+                    try addKeyframeIfNeeded(frame: frame, time: time, gray: gray, pyramid: pyramid, landmarks: landmarks)
                     return .limited(.insufficientFeatures)
                 }
                 return tracker.coast(upTo: parameters.coastingFrames, turn: gyroscopeTurn(to: time))
@@ -270,29 +286,29 @@ public final class VisualOdometry: WorldTracker {
             // A keyframe at once: its bundle adjustment refines the pose of the whole-map match
             // (on room-walk-blackout it was 2.9 cm off, 1.6 cm after) and finds the lost points
             // around it again, where tracking from the match alone lost the map again.
-            try addKeyframe(frame: frame, gray: gray, pyramid: pyramid, landmarks: landmarks)
+            try addKeyframe(frame: frame, time: time, gray: gray, pyramid: pyramid, landmarks: landmarks)
             return .normal
         }
-        try addKeyframeIfNeeded(frame: frame, gray: gray, pyramid: pyramid, landmarks: landmarks)
+        try addKeyframeIfNeeded(frame: frame, time: time, gray: gray, pyramid: pyramid, landmarks: landmarks)
         if flow > parameters.excessiveFlow { return .limited(.excessiveMotion) }
         return inliers >= parameters.normalInliers ? .normal : .limited(.insufficientFeatures)
     }
 
     /// A keyframe when the map points followed thin out or the last keyframe is old.
-    private func addKeyframeIfNeeded(frame: Int, gray: Image, pyramid: FlowPyramid, landmarks: [MapLandmark]) throws {
+    private func addKeyframeIfNeeded(frame: Int, time: Double, gray: Image, pyramid: FlowPyramid, landmarks: [MapLandmark]) throws {
         let last = map.keyframes[map.keyframes.count - 1]
         let followed = tracker.tracks.filter { $0.point != nil }.count
         if Double(followed) < parameters.keyframeOverlap * Double(last.observations.count)
             || frame - last.frame >= parameters.keyframeInterval || followed < 2 * parameters.normalInliers {
-            try addKeyframe(frame: frame, gray: gray, pyramid: pyramid, landmarks: landmarks)
+            try addKeyframe(frame: frame, time: time, gray: gray, pyramid: pyramid, landmarks: landmarks)
         }
     }
 
-    private func addKeyframe(frame: Int, gray: Image, pyramid: FlowPyramid, landmarks: [MapLandmark]) throws {
+    private func addKeyframe(frame: Int, time: Double, gray: Image, pyramid: FlowPyramid, landmarks: [MapLandmark]) throws {
         let start = StageProfile.now()
         defer { profile.add(.keyframes, since: start) }
         let k = map.keyframes.count
-        tracker.pose = try mapper.insertKeyframe(frame: frame, gray: gray, pyramid: pyramid, landmarks: landmarks,
+        tracker.pose = try mapper.insertKeyframe(frame: frame, time: time, gray: gray, pyramid: pyramid, landmarks: landmarks,
                                                  into: &map, tracker: &tracker)
         try tracker.addTracks(gray: gray, keyframe: k)
         mapper.cullKeyframes(of: &map, tracker: &tracker)
