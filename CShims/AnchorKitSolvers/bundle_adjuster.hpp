@@ -1,10 +1,13 @@
 // bundle_adjuster.hpp — local bundle adjustment (Levenberg-Marquardt with Eigen, Schur complement
-// on the points), used by ak_bundle_adjust (bundle_adjustment.cpp) and by the two-view
-// initialisation's refinement (two_view.cpp). Private to AnchorKitSolvers.
+// on the points; optionally turns between poses known from a gyroscope), used by ak_bundle_adjust
+// (bundle_adjustment.cpp) and by the two-view initialisation's refinement (two_view.cpp). Private
+// to AnchorKitSolvers.
 #ifndef ANCHORKIT_CV_BUNDLE_ADJUSTER_HPP
 #define ANCHORKIT_CV_BUNDLE_ADJUSTER_HPP
 
 #include "world_geometry.hpp"
+
+#include <utility>
 
 namespace akcv {
 namespace world {
@@ -36,9 +39,8 @@ class BundleAdjuster {
 public:
     BundleAdjuster(const ak_pinhole &camera, std::vector<Pose> &poses, const std::vector<uint8_t> &pose_fixed,
                    std::vector<Vec3> &points, const std::vector<uint8_t> &point_fixed,
-                   const std::vector<Observation> &observations, double huber,
-                   const std::vector<RotationLink> &links = {})
-        : K_(camera), poses_(poses), points_(points), obs_(observations), huber_(huber), links_(links) {
+                   const std::vector<Observation> &observations, double huber, std::vector<RotationLink> links = {})
+        : K_(camera), poses_(poses), points_(points), obs_(observations), huber_(huber), links_(std::move(links)) {
         cam_free_.assign(poses.size(), -1);
         for (size_t c = 0; c < poses.size(); ++c)
             if (!pose_fixed[c]) cam_free_[c] = free_cams_++;
