@@ -29,7 +29,8 @@ public struct Configuration: Sendable {
     public var worldAlignment = WorldAlignment.gravity
     /// An inertial log recorded with the frames (ARKit camera axes). With visual odometry it makes
     /// the map metric without a target of known size (``InertialSample``; the linear visual-inertial
-    /// initialisation, after about 5 s of motion).
+    /// initialisation, after about 5 s of motion), and its gyroscope holds the odometry's rotations
+    /// (``VisualOdometry/Parameters/gyroscopeTurnSigma``).
     public var inertial: [InertialSample]?
     /// How high the camera is held above the floor while filming, metres (typical: 1.3-1.6 m
     /// walking). The fallback for a metric map without a target or an inertial log: with plane
