@@ -96,11 +96,8 @@ ak_status ak_bundle_adjust(const ak_pinhole *camera, double *camera_from_world, 
             if (l.from < 0 || l.from >= pose_count || l.to < 0 || l.to >= pose_count || l.from == l.to)
                 return fail(AK_ERR_ARGUMENT, fn, "link %d: poses %d and %d are not two of 0..<%d", k, l.from, l.to, pose_count);
             if (!std::isfinite(l.sigma) || !(l.sigma > 0)) return fail(AK_ERR_ARGUMENT, fn, "link %d: sigma must be positive", k);
-            const double rt[12] = {l.turn[0], l.turn[1], l.turn[2], 0, l.turn[3], l.turn[4], l.turn[5], 0,
-                                   l.turn[6], l.turn[7], l.turn[8], 0};
-            Pose turn;
-            if (ak_status s = read_pose(fn, rt, "link turn", k, turn)) return s;
-            turns[k] = RotationLink{l.from, l.to, turn.R, l.sigma};
+            turns[k] = RotationLink{l.from, l.to, Mat3::Identity(), l.sigma};
+            if (ak_status s = read_rotation(fn, l.turn, 3, "link turn", k, turns[k].turn)) return s;
         }
         BundleAdjuster ba(*camera, poses, fixed_pose, pts, fixed_point, obs, p.huber_threshold, turns);
         const BundleOutcome out = ba.run(p.max_iterations, p.inlier_threshold, p.reject_outliers != 0, inliers);

@@ -54,14 +54,8 @@ ak_status ak_solve_pnp(const ak_pinhole *camera, const double *points, const flo
             if (!std::isfinite(points[i])) return fail(AK_ERR_ARGUMENT, fn, "points must be finite (point %d)", i / 3);
         if (ak_status s = check_pixels(fn, pixels, count, "pixels")) return s;
         RotationPrior prior{Mat3::Identity(), 1 / (p.rotation_prior_sigma * p.rotation_prior_sigma)};
-        if (rotation_prior) {
-            double rt[12] = {};
-            for (int r = 0; r < 3; ++r)
-                for (int c = 0; c < 3; ++c) rt[4 * r + c] = rotation_prior[3 * r + c];
-            Pose rotation;
-            if (ak_status s = read_pose(fn, rt, "rotation_prior", -1, rotation)) return s;
-            prior.rotation = rotation.R;
-        }
+        if (rotation_prior)
+            if (ak_status s = read_rotation(fn, rotation_prior, 3, "rotation_prior", -1, prior.rotation)) return s;
         Pose guess;
         if (initial_camera_from_world)
             if (ak_status s = read_pose(fn, initial_camera_from_world, "initial_camera_from_world", -1, guess)) return s;

@@ -47,23 +47,37 @@ inline ak_status check_pixels(const char *fn, const float *pixels, int count, co
     return AK_OK;
 }
 
-// A rigid pose from 12 row-major doubles. Callers accumulate rounding (and Swift's Transform
-// accepts 1e-3), so near-rotations are accepted and projected onto SO(3) by SVD.
-inline ak_status read_pose(const char *fn, const double *p, const char *what, int index, Pose &out) noexcept {
-    for (int i = 0; i < 12; ++i)
-        if (!std::isfinite(p[i])) {
-            if (index < 0) return fail(AK_ERR_ARGUMENT, fn, "%s must be finite", what);
-            return fail(AK_ERR_ARGUMENT, fn, "%s %d must be finite", what, index);
-        }
+// A rotation from 9 doubles, row-major with rows `stride` doubles apart (3: a 3x3 matrix; 4: the
+// rotation of a 3x4 pose). Callers accumulate rounding (and Swift's Transform accepts 1e-3), so
+// near-rotations are accepted and projected onto SO(3) by SVD.
+inline ak_status read_rotation(const char *fn, const double *p, int stride, const char *what, int index, Mat3 &out) noexcept {
     Mat3 R;
-    R << p[0], p[1], p[2], p[4], p[5], p[6], p[8], p[9], p[10];
+    for (int r = 0; r < 3; ++r)
+        for (int c = 0; c < 3; ++c) {
+            R(r, c) = p[stride * r + c];
+            if (!std::isfinite(R(r, c))) {
+                if (index < 0) return fail(AK_ERR_ARGUMENT, fn, "%s must be finite", what);
+                return fail(AK_ERR_ARGUMENT, fn, "%s %d must be finite", what, index);
+            }
+        }
     const double off = (R.transpose() * R - Mat3::Identity()).cwiseAbs().maxCoeff();
     if (!(off < 1e-3) || !(R.determinant() > 0)) {
         if (index < 0) return fail(AK_ERR_ARGUMENT, fn, "%s is not a rotation (orthonormal, det +1)", what);
         return fail(AK_ERR_ARGUMENT, fn, "%s %d is not a rotation (orthonormal, det +1)", what, index);
     }
     Eigen::JacobiSVD<Mat3> svd(R, Eigen::ComputeFullU | Eigen::ComputeFullV);
-    out.R = svd.matrixU() * svd.matrixV().transpose();
+    out = svd.matrixU() * svd.matrixV().transpose();
+    return AK_OK;
+}
+
+// A rigid pose from 12 row-major doubles ([R | t]).
+inline ak_status read_pose(const char *fn, const double *p, const char *what, int index, Pose &out) noexcept {
+    for (int r = 0; r < 3; ++r)
+        if (!std::isfinite(p[4 * r + 3])) {
+            if (index < 0) return fail(AK_ERR_ARGUMENT, fn, "%s must be finite", what);
+            return fail(AK_ERR_ARGUMENT, fn, "%s %d must be finite", what, index);
+        }
+    if (ak_status s = read_rotation(fn, p, 4, what, index, out.R)) return s;
     out.t = Vec3(p[3], p[7], p[11]);
     return AK_OK;
 }
@@ -97,14 +111,14 @@ constexpr double kBehindPenaltyPixels = 1e6;
 // error moves no pixel visibly.
 constexpr double kCostTolerance = 1e-5;
 
-// Huber's loss of a residual of norm `e` (px) with threshold `k`, and its weight in iteratively
-// reweighted least squares.
 // The rotation vector of R (the inverse of exp_so3).
 inline Vec3 log_so3(const Mat3 &R) {
     const Eigen::AngleAxisd aa(R);
     return aa.angle() * aa.axis();
 }
 
+// Huber's loss of a residual of norm `e` (px) with threshold `k`, and its weight in iteratively
+// reweighted least squares.
 inline double huber_cost(double e, double k) { return e <= k ? e * e : 2 * k * e - k * k; }
 inline double huber_weight(double e, double k) { return e <= k ? 1.0 : k / e; }
 
@@ -167,17 +181,18 @@ inline Mat26 left_perturbation_jacobian(const Mat23 &projection, const Vec3 &x) 
     return J;
 }
 
-// Refines camera_from_object (R, t; OpenCV camera axes) to the least squared pixel error of
-// `object` seen at `image` through K and OpenCV's 5 distortion coefficients (pose_refinement.cpp):
-// Levenberg-Marquardt in at most `max_iterations` steps, never with a point behind the camera.
-// Returns the RMS pixel error at the result; NaN (R, t untouched) when the start has a point
-// behind the camera.
-// With `prior` (a rotation, and a weight in squared pixels per squared radian), the cost also has
-// weight * |log(R prior^T)|^2: a rotation known from elsewhere (a gyroscope).
+// A rotation known from elsewhere (a gyroscope), and its weight in squared pixels per squared
+// radian: refine_pose's cost then also has weight * |log(R rotation^T)|^2.
 struct RotationPrior {
     Mat3 rotation;
     double weight;
 };
+
+// Refines camera_from_object (R, t; OpenCV camera axes) to the least squared pixel error of
+// `object` seen at `image` through K and OpenCV's 5 distortion coefficients (pose_refinement.cpp),
+// and with `prior` to its rotation prior's term as well: Levenberg-Marquardt in at most
+// `max_iterations` steps, never with a point behind the camera. Returns the RMS pixel error at
+// the result; NaN (R, t untouched) when the start has a point behind the camera.
 double refine_pose(const cv::Matx33d &K, const cv::Matx<double, 1, 5> &distortion, const std::vector<cv::Point3d> &object,
                    const std::vector<cv::Point2d> &image, cv::Matx33d &R, cv::Vec3d &t, int max_iterations,
                    const RotationPrior *prior = nullptr);

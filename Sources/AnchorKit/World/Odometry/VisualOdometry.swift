@@ -265,7 +265,8 @@ public final class VisualOdometry: WorldTracker {
     private func track(frame: Int, time: Double, gray: Image, pyramid: FlowPyramid, flow: Double,
                        landmarks: [MapLandmark]) throws -> TrackingState {
         let locating = StageProfile.now()
-        let located = try tracker.locate(against: map, landmarks: landmarks, turn: gyroscopeTurn(to: time))
+        let measuredTurn = gyroscopeTurn(to: time)  // the gyroscope's, for the pose and for coasting
+        let located = try tracker.locate(against: map, landmarks: landmarks, turn: measuredTurn)
         profile.add(.worldPose, since: locating)
         guard let inliers = located else {
             let relocalising = StageProfile.now()
@@ -279,7 +280,7 @@ public final class VisualOdometry: WorldTracker {
                     try addKeyframeIfNeeded(frame: frame, time: time, gray: gray, pyramid: pyramid, landmarks: landmarks)
                     return .limited(.insufficientFeatures)
                 }
-                return tracker.coast(upTo: parameters.coastingFrames, turn: gyroscopeTurn(to: time))
+                return tracker.coast(upTo: parameters.coastingFrames, turn: measuredTurn)
                     ? .limited(Self.isDark(gray) ? .lowLight : .insufficientFeatures) : .limited(.relocalizing)
             }
             tracker.resume(at: found.pose, tracks: found.tracks)
