@@ -74,6 +74,8 @@ struct TemplateScratch {
     cv::Mat modules;  // a marker's picture at one pixel per module
     cv::Mat smooth, crop;
     cv::Mat padded;  // the template with its borders replicated, for correlated_gaussian_blur
+    std::vector<float> blurred;  // the template blurred along its rows, for blur_along_axes
+    std::vector<uint16_t> sums;  // the image crop's sums along its rows, for smooth_binomial
     cv::Mat kept;  // following: the template of the finest stage aligned so far
 };
 
@@ -93,13 +95,15 @@ struct TemplatePlacement {
 // sides is taken as the same in every image direction, and a sheared quad's template is blurred
 // with its axes correlated (the refinement); otherwise along the code's axes alone (following's
 // coarse stages, whose blur is in modules). On success `fit` (when not null) gets the template's
-// geometry for template_correlation.
+// geometry for template_correlation. `least_module_pixels`: the fewest template pixels a module has
+// (a smaller module is upsampled to it).
 bool align_code_template(const cv::Mat &code, TemplateScratch &scratch, const cv::Mat &gray, std::vector<cv::Point2f> &quad,
                          cv::Vec2d blur, double sigma_cap, double reach, double tolerance, bool translation_only,
-                         bool blur_as_image, TemplatePlacement *fit);
-// The detection refinement: no corner may move more than half a module.
+                         bool blur_as_image, double least_module_pixels, TemplatePlacement *fit);
+// The detection refinement: no corner may move more than half a module. `still`: for an unrelated
+// still photo (coarser templates of small codes: ak_marker_params.still_photos).
 bool refine_code_template(const cv::Mat &code, TemplateScratch &scratch, const cv::Mat &gray, std::vector<cv::Point2f> &quad,
-                          cv::Vec2d blur, TemplatePlacement *fit);
+                          cv::Vec2d blur, TemplatePlacement *fit, bool still = false);
 // Pearson correlation between a template `t` (CV_32F) placed by `fit` and the image under it,
 // over the template pixels (every `stride`-th each way) that fall inside the image; NaN when
 // fewer than a third do.
@@ -133,6 +137,7 @@ struct ak_marker_detector {
     bool subpix = false;
     bool template_refinement = false;               // edges, then the ideal marker aligned (template_align.cpp)
     bool template_correlation = false;              // ... and its correlation with the image measured
+    bool still_photos = false;                      // ... for unrelated photos (ak_marker_params.still_photos)
     int subpix_window = 5;                          // the largest half-size; adapted per marker
     cv::Mat gray;                                   // reused BGR->gray buffer
     std::vector<std::vector<cv::Point2f>> corners;  // reused outputs

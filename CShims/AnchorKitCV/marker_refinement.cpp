@@ -119,6 +119,9 @@ constexpr double kSideContrastShare = 0.8;
 // so the contrast is the side's instead, from the band's darkest and the margin's lightest
 // (kSideContrastShare; Benchmarks/README.md, "A small marker's edge contrast read within its
 // border").
+// Edge points per side at most (one every 1.4 px along its middle 70 % below): a line and a blur
+// measured from more only cost time (Benchmarks/README.md, "A crop's refinement made cheaper").
+constexpr int kEdgePointsMax = 16;
 void refine_quad_edges(const cv::Mat &gray, int modules, std::vector<cv::Point2f> &quad, cv::Vec2d &blur) {
     blur = cv::Vec2d::all(std::numeric_limits<double>::quiet_NaN());
     std::vector<double> rises[2];
@@ -148,7 +151,7 @@ void refine_quad_edges(const cv::Mat &gray, int modules, std::vector<cv::Point2f
         if (normal.dot(centre - a) > 0) normal = -normal;  // points outward, toward the white
         points.clear();
         weights.clear();
-        const int samples = std::max(3, static_cast<int>(len * 0.7));
+        const int samples = std::min(kEdgePointsMax, std::max(3, static_cast<int>(len * 0.7)));
         for (int i = 0; i < samples; ++i) {
             const double s = 0.15 + 0.7 * (i + 0.5) / samples;
             const cv::Point2d p = a + (b - a) * s;
@@ -224,6 +227,10 @@ namespace {
 // Template pixels per module: at least 4 (a 2-3 px module is upsampled), at most 10 (a larger
 // template costs time and adds no accuracy).
 constexpr double kTemplatePixelsPerModuleMin = 4, kTemplatePixelsPerModuleMax = 10;
+// ... at least 3 in still photos: following, which a coarser template cost a rendered walk's
+// blurred, foreshortened marker, does not happen there, and the alignment of an 11-25 px tag
+// costs about half as much (Benchmarks/README.md, "A crop's refinement made cheaper").
+constexpr double kStillTemplatePixelsPerModuleMin = 3;
 // ... for codes of up to this many modules a side (markers: at most 10 with their border); larger
 // ones get proportionally fewer, down to 2.
 constexpr double kTemplateModulesFull = 10, kTemplatePixelsPerModuleFloor = 2;
@@ -280,20 +287,65 @@ double blur_correlation(const std::vector<cv::Point2f> &quad) {
     return std::clamp(-x.dot(y) / lengths, -kMostBlurCorrelation, kMostBlurCorrelation);
 }
 
+// The taps w[0..r] of a sampled Gaussian of standard deviation `sigma` (px), normalised over
+// -r...r, with cv::GaussianBlur's extent for float images (2r + 1 = round(8 sigma + 1), made odd).
+// Returns r (0 for sigma under 1/16 px: no blur).
+int gaussian_taps(double sigma, std::vector<float> &w) {
+    const int radius = (cvRound(sigma * 8 + 1) | 1) / 2;
+    w.assign(static_cast<size_t>(radius) + 1, 1.0f);
+    if (radius == 0) return 0;
+    double total = 1;
+    std::vector<double> exact(static_cast<size_t>(radius) + 1, 1.0);
+    for (int i = 1; i <= radius; ++i) total += 2 * (exact[static_cast<size_t>(i)] = std::exp(-0.5 * i * i / (sigma * sigma)));
+    for (int i = 0; i <= radius; ++i) w[static_cast<size_t>(i)] = static_cast<float>(exact[static_cast<size_t>(i)] / total);
+    return radius;
+}
+
+// Blurs a float image in place by Gaussians of standard deviations sx along its rows and sy along
+// its columns (px), borders replicated: cv::GaussianBlur's kernels, without its per-call set-up
+// (kernels in software doubles, a filter engine), which cost more than the blur on a template of
+// 40-60 px a side. `rows` is scratch.
+void blur_along_axes(cv::Mat &image, double sx, double sy, std::vector<float> &rows) {
+    CV_Assert(image.type() == CV_32F && image.isContinuous());
+    const int w = image.cols, h = image.rows;
+    std::vector<float> kx, ky;
+    const int rx = gaussian_taps(sx, kx), ry = gaussian_taps(sy, ky);
+    rows.resize(static_cast<size_t>(w) * h + static_cast<size_t>(w + 2 * rx));
+    float *const line = &rows[static_cast<size_t>(w) * h];
+    for (int y = 0; y < h; ++y) {
+        const float *in = image.ptr<float>(y);
+        std::fill(line, line + rx, in[0]);
+        std::copy(in, in + w, line + rx);
+        std::fill(line + rx + w, line + 2 * rx + w, in[w - 1]);
+        float *out = &rows[static_cast<size_t>(y) * w];
+        const float *centre = line + rx;
+        for (int x = 0; x < w; ++x) out[x] = kx[0] * centre[x];
+        for (int k = 1; k <= rx; ++k)
+            for (int x = 0; x < w; ++x) out[x] += kx[static_cast<size_t>(k)] * (centre[x - k] + centre[x + k]);
+    }
+    for (int y = 0; y < h; ++y) {
+        float *out = image.ptr<float>(y);
+        const float *centre = &rows[static_cast<size_t>(y) * w];
+        for (int x = 0; x < w; ++x) out[x] = ky[0] * centre[x];
+        for (int k = 1; k <= ry; ++k) {
+            const float *above = &rows[static_cast<size_t>(std::max(0, y - k)) * w];
+            const float *below = &rows[static_cast<size_t>(std::min(h - 1, y + k)) * w];
+            for (int x = 0; x < w; ++x) out[x] += ky[static_cast<size_t>(k)] * (above[x] + below[x]);
+        }
+    }
+}
+
 // Blurs `image` in place by a Gaussian of standard deviations sx, sy (px) along its axes and
 // correlation rho between them, borders replicated: its covariance split into one along each axis,
-// blurred separably as cv::GaussianBlur does, and one along a diagonal, (1, 1) or (1, -1), a
+// blurred separably (blur_along_axes), and one along a diagonal, (1, 1) or (1, -1), a
 // one-dimensional discrete Gaussian whose taps fall on whole pixels. A covariance [[a, c], [c, b]] is
 // (a - |c|) along x, (b - |c|) along y and |c| along the diagonal; where one axis has less
 // variance than |c| (a quad both sheared and much longer one way), the diagonal takes what that
-// axis has. `padded` is scratch (the image with replicated borders).
-void correlated_gaussian_blur(cv::Mat &image, double sx, double sy, double rho, cv::Mat &padded) {
+// axis has. `padded` and `rows` are scratch.
+void correlated_gaussian_blur(cv::Mat &image, double sx, double sy, double rho, cv::Mat &padded, std::vector<float> &rows) {
     const double a = sx * sx, b = sy * sy;
     const double diagonal = std::min({std::abs(rho) * sx * sy, a, b});
-    // A sigma of 0 would have OpenCV size the kernel from nothing; a tiny one gives the 1-tap kernel.
-    const double kNoBlur = 1e-3;
-    cv::GaussianBlur(image, image, cv::Size(0, 0), std::max(kNoBlur, std::sqrt(a - diagonal)),
-                     std::max(kNoBlur, std::sqrt(b - diagonal)), cv::BORDER_REPLICATE);
+    blur_along_axes(image, std::sqrt(a - diagonal), std::sqrt(b - diagonal), rows);
     // Lindeberg's discrete Gaussian, exp(-v) I_n(v): its variance is v exactly, where a Gaussian
     // sampled at whole steps has less than v below about one step (the diagonal's share is often
     // a fraction of a pixel squared).
@@ -330,14 +382,15 @@ void correlated_gaussian_blur(cv::Mat &image, double sx, double sy, double rho, 
 // sheared quad's template is blurred with its axes correlated (blur_correlation) when the blur
 // is about as wide across both pairs of sides. Its geometry goes to `placement` (H is left alone).
 void draw_code_template(const cv::Mat &code, TemplateScratch &scratch, const std::vector<cv::Point2f> &quad,
-                        cv::Vec2d blur, double sigma_cap, bool smooth_image, bool blur_as_image, TemplatePlacement &placement) {
+                        cv::Vec2d blur, double sigma_cap, bool smooth_image, bool blur_as_image, double least_module_pixels,
+                        TemplatePlacement &placement) {
     const int modules = code.cols;
     const double module = module_size(quad, modules);
     const cv::Vec2d across = axis_modules(quad, modules);
     // Codes of many modules (QR) keep their template about as large as a marker's: fewer template
     // pixels a module (the range shrinks in proportion above kTemplateModulesFull modules).
     const double shrink = std::min(1.0, kTemplateModulesFull / modules);
-    const double least = std::max(kTemplatePixelsPerModuleFloor, kTemplatePixelsPerModuleMin * shrink),
+    const double least = std::max(kTemplatePixelsPerModuleFloor, least_module_pixels * shrink),
                  most = std::max(least, kTemplatePixelsPerModuleMax * shrink);
     const int ppm = static_cast<int>(std::lround(std::min(most, std::max(least, module))));
     const int side = modules * ppm, margin = std::max(2, ppm / 2);
@@ -363,10 +416,41 @@ void draw_code_template(const cv::Mat &code, TemplateScratch &scratch, const std
     const bool isotropic = std::max(variance[0], variance[1]) <= kRoundBlurRatio * std::min(variance[0], variance[1]);
     const double correlation = blur_as_image && isotropic ? blur_correlation(quad) : 0;
     if (std::abs(correlation) < kCorrelatedBlurFrom)
-        cv::GaussianBlur(scratch.smooth, scratch.smooth, cv::Size(0, 0), sigma[0], sigma[1], cv::BORDER_REPLICATE);
+        blur_along_axes(scratch.smooth, sigma[0], sigma[1], scratch.blurred);
     else
-        correlated_gaussian_blur(scratch.smooth, sigma[0], sigma[1], correlation, scratch.padded);
+        correlated_gaussian_blur(scratch.smooth, sigma[0], sigma[1], correlation, scratch.padded, scratch.blurred);
     placement.side = side, placement.margin = margin;
+}
+
+// The region `box` of `gray` smoothed by the 3x3 binomial kernel ([1 2 1] / 4 along each axis, the
+// kernel of cv::GaussianBlur with Size(3, 3)) into `out` (CV_8U), rounded half to even: neighbours
+// outside the region are read from the image, mirrored at its edges (BORDER_REFLECT_101). OpenCV's
+// call spent most of its time on a small marker's crop in setting up. `sums` is scratch.
+void smooth_binomial(const cv::Mat &gray, cv::Rect box, cv::Mat &out, std::vector<uint16_t> &sums) {
+    CV_Assert(gray.type() == CV_8U && gray.cols >= 2 && gray.rows >= 2 && box.width >= 2 && box.height >= 1 &&
+              (cv::Rect(0, 0, gray.cols, gray.rows) & box) == box);
+    const auto mirrored = [](int i, int n) { return i < 0 ? -i : (i >= n ? 2 * n - 2 - i : i); };
+    const int w = box.width, h = box.height;
+    // Each needed row's sums along x: rows box.y - 1 ... box.y + h.
+    sums.resize(static_cast<size_t>(w) * (h + 2));
+    const int left = mirrored(box.x - 1, gray.cols), right = mirrored(box.x + w, gray.cols);
+    for (int r = 0; r < h + 2; ++r) {
+        const uchar *p = gray.ptr<uchar>(mirrored(box.y - 1 + r, gray.rows));
+        uint16_t *row = &sums[static_cast<size_t>(r) * w];
+        const uchar *c = p + box.x;
+        row[0] = static_cast<uint16_t>(p[left] + 2 * c[0] + c[1]);
+        for (int x = 1; x < w - 1; ++x) row[x] = static_cast<uint16_t>(c[x - 1] + 2 * c[x] + c[x + 1]);
+        row[w - 1] = static_cast<uint16_t>(c[w - 2] + 2 * c[w - 1] + p[right]);
+    }
+    out.create(h, w, CV_8U);
+    for (int y = 0; y < h; ++y) {
+        const uint16_t *a = &sums[static_cast<size_t>(y) * w], *b = a + w, *c = b + w;
+        uchar *o = out.ptr<uchar>(y);
+        for (int x = 0; x < w; ++x) {
+            const int total = a[x] + 2 * b[x] + c[x];  // 16 times the mean
+            o[x] = static_cast<uchar>((total + 7 + ((total >> 4) & 1)) >> 4);
+        }
+    }
 }
 
 // The outer corners of the template's code (TL, TR, BR, BL), template px: at margin - 0.5 and
@@ -388,13 +472,13 @@ cv::Matx33d template_to_quad(const TemplatePlacement &placement, const std::vect
 
 bool align_code_template(const cv::Mat &code, TemplateScratch &scratch, const cv::Mat &gray, std::vector<cv::Point2f> &quad,
                          cv::Vec2d blur, double sigma_cap, double reach, double tolerance, bool translation_only,
-                         bool blur_as_image, TemplatePlacement *fit) {
+                         bool blur_as_image, double least_module_pixels, TemplatePlacement *fit) {
     const int modules = code.cols;
     const double module = module_size(quad, modules);
     if (!(module > 0)) return false;
     const bool smooth_image = module < kSmoothedImageBelowModule;
     TemplatePlacement placement;
-    draw_code_template(code, scratch, quad, blur, sigma_cap, smooth_image, blur_as_image, placement);
+    draw_code_template(code, scratch, quad, blur, sigma_cap, smooth_image, blur_as_image, least_module_pixels, placement);
     if (!prepare_template(scratch.smooth, kTemplateGradientShare, translation_only, scratch.model)) return false;
 
     cv::Point2f origin(0, 0);
@@ -405,7 +489,7 @@ bool align_code_template(const cv::Mat &code, TemplateScratch &scratch, const cv
         box = cv::Rect(box.x - pad, box.y - pad, box.width + 2 * pad, box.height + 2 * pad) & cv::Rect(0, 0, gray.cols, gray.rows);
         if (box.width < 8 || box.height < 8) return false;
         origin = cv::Point2f(static_cast<float>(box.x), static_cast<float>(box.y));
-        cv::GaussianBlur(gray(box), scratch.crop, cv::Size(3, 3), 0, 0);
+        smooth_binomial(gray, box, scratch.crop, scratch.sums);
         target = &scratch.crop;
     }
     const std::array<cv::Point2f, 4> model = template_corners(placement);
@@ -427,8 +511,9 @@ bool align_code_template(const cv::Mat &code, TemplateScratch &scratch, const cv
 }
 
 bool refine_code_template(const cv::Mat &code, TemplateScratch &scratch, const cv::Mat &gray, std::vector<cv::Point2f> &quad,
-                          cv::Vec2d blur, TemplatePlacement *fit) {
-    return align_code_template(code, scratch, gray, quad, blur, kTemplateSigmaMax, 0.5, kTemplateTolerance, false, true, fit);
+                          cv::Vec2d blur, TemplatePlacement *fit, bool still) {
+    return align_code_template(code, scratch, gray, quad, blur, kTemplateSigmaMax, 0.5, kTemplateTolerance, false, true,
+                               still ? kStillTemplatePixelsPerModuleMin : kTemplatePixelsPerModuleMin, fit);
 }
 
 namespace {
@@ -445,7 +530,7 @@ const cv::Mat &marker_code(const ak_marker_detector &det, TemplateScratch &scrat
 bool refine_quad_template(const ak_marker_detector &det, TemplateScratch &scratch, const cv::Mat &gray, int id,
                           std::vector<cv::Point2f> &quad, cv::Vec2d blur,
                           TemplatePlacement *fit = nullptr) {
-    return refine_code_template(marker_code(det, scratch, id), scratch, gray, quad, blur, fit);
+    return refine_code_template(marker_code(det, scratch, id), scratch, gray, quad, blur, fit, det.still_photos);
 }
 
 // Detections' correlations are measured on every second template pixel each way: a quarter of the
@@ -503,7 +588,10 @@ cv::Vec3d refine_markers(ak_marker_detector &det, const cv::Mat &gray) {
         if (det.corners[m].size() != 4) return;
         std::vector<cv::Point2f> &quad = det.corners[m];
         const auto start = Clock::now();
-        if (det.subpix) refine_quad_subpix(det, gray, quad);
+        // AprilTag 3 has fitted a still photo's quads to their edges already: the edges below start
+        // from its sub-pixel corners (video keeps cornerSubPix: a rendered walk's far markers were
+        // followed less accurately without it; Benchmarks/README.md, "A crop's refinement made cheaper").
+        if (det.subpix && !(det.still_photos && det.apriltag)) refine_quad_subpix(det, gray, quad);
         const auto cornered = Clock::now();
         refine_quad_edges(gray, modules, quad, det.edge_blur[m]);
         const auto edged = Clock::now();
@@ -547,7 +635,7 @@ double follow_code(const cv::Mat &code, TemplateScratch &scratch, const cv::Mat 
             cv::Vec2d blur = kFollowStageBlurModules[stage] * axis_modules(moved, modules);
             for (int a = 0; a < 2; ++a) blur[a] = std::min(blur[a], kFollowStageBlurMax[stage]);
             aligned = align_code_template(code, scratch, gray, moved, blur, kFollowSigmaCap, kFollowReach[stage], kFollowTolerance[stage],
-                                          stage == 0, false, &fit);
+                                          stage == 0, false, kTemplatePixelsPerModuleMin, &fit);
         } else {
             aligned = refine(moved, &fit);
         }

@@ -134,7 +134,7 @@ ak_status ak_marker_draw(const ak_dictionary *dictionary, int id, int side_pixel
 void ak_marker_params_default(ak_marker_params *params) {
     if (!params) return;
     // OpenCV 4.6 defaults (cv::aruco::DetectorParameters()), except TEMPLATE refinement.
-    *params = ak_marker_params{AK_CORNER_REFINE_TEMPLATE, 5, 0.03, 4.0, 0.03, 3, 23, 10, 0.6};
+    *params = ak_marker_params{AK_CORNER_REFINE_TEMPLATE, 5, 0.03, 4.0, 0.03, 3, 23, 10, 0.6, 0, 0};
     try {
         cv::aruco::DetectorParameters d;
         params->refinement_window = d.cornerRefinementWinSize;
@@ -146,6 +146,7 @@ void ak_marker_params_default(ak_marker_params *params) {
         params->adaptive_thresh_win_size_step = d.adaptiveThreshWinSizeStep;
         params->error_correction_rate = d.errorCorrectionRate;
         params->template_correlation = 0;
+        params->still_photos = 0;
     } catch (...) {
         // keep the literal defaults above
     }
@@ -193,6 +194,7 @@ ak_status ak_marker_detector_create(const ak_dictionary *dictionary, const ak_ma
         d.cornerRefinementWinSize = p.refinement_window;
         det->template_refinement = p.corner_refinement == AK_CORNER_REFINE_TEMPLATE;
         det->template_correlation = det->template_refinement && p.template_correlation != 0;
+        det->still_photos = p.still_photos != 0;
         if (p.corner_refinement == AK_CORNER_REFINE_SUBPIX || p.corner_refinement == AK_CORNER_REFINE_TEMPLATE) {
             d.cornerRefinementMaxIterations = 50;
             d.cornerRefinementMinAccuracy = 0.01;

@@ -108,6 +108,31 @@ struct MarkerPhotoBenchTests {
                     .falseDetections == 1)
     }
 
+    /// Still photos' refinement (``MarkerDetectionParameters/stillPhotos``: AprilTag 3's corners
+    /// without cornerSubPix, templates of at least 3 pixels a module) finds every tag video's
+    /// refinement finds in the real sheet and its crops at the four scales (tags of 11-76 px), with
+    /// no false detection, and as close to the reference corners (libapriltag's own) in the median.
+    @Test func stillPhotosRefinementFindsAsManyAsClosely() throws {
+        let sets = try MarkerPhotoSets.aprilTag(folder: Self.aprilTagFolder, scales: [1, 2, 3, 4])
+        var video = MarkerDetectionParameters().forStills()
+        video.stillPhotos = false
+        let tools = [MarkerDetectorTool.anchorKit(MarkerDetectionParameters().forStills()), MarkerDetectorTool.anchorKit(video)]
+        var found = [0, 0], errors: [[Double]] = [[], []]
+        for photo in sets.flatMap(\.photos) {
+            for (t, tool) in tools.enumerated() {
+                let score = MarkerMatching.score(try tool.prepare(photo)(), in: photo)
+                #expect(score.falseDetections == 0, "\(photo.name): \(score.falseDetections) false")
+                found[t] += photo.markers.count - score.missed.count
+                errors[t] += score.cornerErrors
+            }
+        }
+        let still = try #require(Summary(errors[0])).median, moving = try #require(Summary(errors[1])).median
+        print("real AprilTag sheet and crops, still photos' refinement against video's: found \(found[0]) / \(found[1]), "
+              + String(format: "corner RMS median %.3f / %.3f px", still, moving))
+        #expect(found[0] == found[1] && found[0] >= 84)
+        #expect(still <= moving + 0.01)
+    }
+
     /// Every tool runs on every photo it accepts, once untimed and `repeats` times timed;
     /// libapriltag is not run on ArUco dictionaries.
     @Test func runsEveryAcceptedToolRepeatedly() throws {

@@ -49,6 +49,10 @@ typedef struct {
     double error_correction_rate;           /* default 0.6 */
     int template_correlation;               /* 1: TEMPLATE refinement also reports each marker's correlation
                                              * (ak_marker_detection.correlation, ~0.03 ms a marker); default 0 */
+    int still_photos;                       /* 1: TEMPLATE refinement for unrelated still photos, where no
+                                             * marker is followed from frame to frame: AprilTag 3's corners,
+                                             * already sub-pixel, go to the edges without SUBPIX, and templates
+                                             * have at least 3 pixels a module instead of 4; default 0 */
 } ak_marker_params;
 
 /* Fills OpenCV's defaults, except corner_refinement = TEMPLATE. */

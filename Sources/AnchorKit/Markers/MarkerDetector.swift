@@ -78,10 +78,12 @@ public struct MarkerDetectionParameters: Sendable, Equatable {
     }
 
     /// These parameters for still photos: the refinement's threads, when not chosen, on every core
-    /// (up to 4), since a photo's detection has no other stage to share the machine with, and its
-    /// quad search, when not chosen, above ``AprilTag/stillContrast``.
+    /// (up to 4), since a photo's detection has no other stage to share the machine with, its
+    /// quad search, when not chosen, above ``AprilTag/stillContrast``, and its refinement for
+    /// ``stillPhotos``.
     public func forStills() -> MarkerDetectionParameters {
         var p = self
+        p.stillPhotos = true
         if p.aprilTag != nil && p.aprilTag?.threads == nil {
             p.aprilTag?.threads = min(4, ProcessInfo.processInfo.activeProcessorCount)
         }
@@ -131,13 +133,25 @@ public struct MarkerDetectionParameters: Sendable, Equatable {
         set { native.template_correlation = newValue ? 1 : 0 }
     }
 
+    /// Whether the images are unrelated still photos, whose markers are never followed from one
+    /// to the next (``forStills()`` sets it): `.template` refinement then starts from AprilTag 3's
+    /// corners, which it has already fitted to the edges, and draws a small marker's template with
+    /// at least 3 pixels a module instead of 4: about three quarters of the refinement's time on
+    /// the real photos of `anchorkit bench marker-photos`, with rendered walks' 10-20 px markers
+    /// about 5 % less accurate in translation (Benchmarks/README.md, "A crop's refinement made
+    /// cheaper"). Default false.
+    public var stillPhotos: Bool {
+        get { native.still_photos != 0 }
+        set { native.still_photos = newValue ? 1 : 0 }
+    }
+
     public init() {}
 
     public static func == (a: MarkerDetectionParameters, b: MarkerDetectionParameters) -> Bool {
         a.cornerRefinement == b.cornerRefinement && a.refinementWindow == b.refinementWindow
             && a.minimumPerimeterRate == b.minimumPerimeterRate && a.polygonalApproximationRate == b.polygonalApproximationRate
             && a.errorCorrectionRate == b.errorCorrectionRate && a.measuresCorrelation == b.measuresCorrelation
-            && a.aprilTag == b.aprilTag
+            && a.stillPhotos == b.stillPhotos && a.aprilTag == b.aprilTag
     }
 }
 
