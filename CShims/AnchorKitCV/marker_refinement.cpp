@@ -228,8 +228,8 @@ namespace {
 // template costs time and adds no accuracy).
 constexpr double kTemplatePixelsPerModuleMin = 4, kTemplatePixelsPerModuleMax = 10;
 // ... at least 3 in still photos: following, which a coarser template cost a rendered walk's
-// blurred, foreshortened marker, does not happen there, and the alignment of an 11-25 px tag
-// costs about half as much (Benchmarks/README.md, "A crop's refinement made cheaper").
+// blurred, foreshortened marker, does not happen there, and a small tag's alignment has fewer
+// samples to sum (Benchmarks/README.md, "A crop's refinement made cheaper").
 constexpr double kStillTemplatePixelsPerModuleMin = 3;
 // ... for codes of up to this many modules a side (markers: at most 10 with their border); larger
 // ones get proportionally fewer, down to 2.
@@ -589,8 +589,9 @@ cv::Vec3d refine_markers(ak_marker_detector &det, const cv::Mat &gray) {
         std::vector<cv::Point2f> &quad = det.corners[m];
         const auto start = Clock::now();
         // AprilTag 3 has fitted a still photo's quads to their edges already: the edges below start
-        // from its sub-pixel corners (video keeps cornerSubPix: a rendered walk's far markers were
-        // followed less accurately without it; Benchmarks/README.md, "A crop's refinement made cheaper").
+        // from its sub-pixel corners. Video keeps cornerSubPix: without it a rendered walk's far
+        // markers had larger corner errors (Benchmarks/README.md, "Sub-pixel corners in the
+        // markers' pass").
         if (det.subpix && !(det.still_photos && det.apriltag)) refine_quad_subpix(det, gray, quad);
         const auto cornered = Clock::now();
         refine_quad_edges(gray, modules, quad, det.edge_blur[m]);

@@ -136,9 +136,8 @@ public struct MarkerDetectionParameters: Sendable, Equatable {
     /// Whether the images are unrelated still photos, whose markers are never followed from one
     /// to the next (``forStills()`` sets it): `.template` refinement then starts from AprilTag 3's
     /// corners, which it has already fitted to the edges, and draws a small marker's template with
-    /// at least 3 pixels a module instead of 4: about three quarters of the refinement's time on
-    /// the real photos of `anchorkit bench marker-photos`, with rendered walks' 10-20 px markers
-    /// about 5 % less accurate in translation (Benchmarks/README.md, "A crop's refinement made
+    /// at least 3 pixels a module instead of 4: a photo's markers are refined in less time, the
+    /// smallest a little less accurately (figures: Benchmarks/README.md, "A crop's refinement made
     /// cheaper"). Default false.
     public var stillPhotos: Bool {
         get { native.still_photos != 0 }
