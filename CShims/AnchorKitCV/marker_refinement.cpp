@@ -429,7 +429,7 @@ void draw_code_template(const cv::Mat &code, TemplateScratch &scratch, const std
 void smooth_binomial(const cv::Mat &gray, cv::Rect box, cv::Mat &out, std::vector<uint16_t> &sums) {
     CV_Assert(gray.type() == CV_8U && gray.cols >= 2 && gray.rows >= 2 && box.width >= 2 && box.height >= 1 &&
               (cv::Rect(0, 0, gray.cols, gray.rows) & box) == box);
-    const auto mirrored = [](int i, int n) { return i < 0 ? -i : (i >= n ? 2 * n - 2 - i : i); };
+    const auto mirrored = [](int i, int n) { return cv::borderInterpolate(i, n, cv::BORDER_REFLECT_101); };
     const int w = box.width, h = box.height;
     // Each needed row's sums along x: rows box.y - 1 ... box.y + h.
     sums.resize(static_cast<size_t>(w) * (h + 2));

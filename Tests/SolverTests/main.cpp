@@ -114,6 +114,19 @@ struct ThreeViews {
     int points = 60;
     std::vector<double> X;
     std::vector<ak_observation> observations;
+    // The first pose and three points are fixed: they set the frame and the scale.
+    static constexpr uint8_t pose_fixed[3] = {1, 0, 0};
+    std::vector<uint8_t> point_fixed() const {
+        std::vector<uint8_t> fixed(static_cast<size_t>(points), 0);
+        fixed[0] = fixed[1] = fixed[2] = 1;
+        return fixed;
+    }
+    // The true poses one after another, 12 values each, as ak_bundle_adjust takes them.
+    std::vector<double> poses() const {
+        std::vector<double> all;
+        for (const auto &p : truth) all.insert(all.end(), p.begin(), p.end());
+        return all;
+    }
 };
 
 ThreeViews three_views() {
@@ -132,22 +145,17 @@ void bundle_adjustment() {
     // Three cameras see 60 points; the last two poses and every point start perturbed, the first
     // pose and three points are fixed (they set the frame and the scale).
     const ThreeViews views = three_views();
-    const std::vector<std::vector<double>> &truth = views.truth;
-    const std::vector<double> &X = views.X;
-    const std::vector<ak_observation> &observations = views.observations;
-    const int points = views.points;
-    std::vector<double> poses, start = X;
-    for (const auto &p : truth) poses.insert(poses.end(), p.begin(), p.end());
+    const auto &[truth, points, X, observations] = views;
+    std::vector<double> poses = views.poses(), start = X;
     std::mt19937 random(5);
     std::normal_distribution<double> noise(0, 0.02);
     for (int k = 12; k < 36; ++k) if (k % 4 == 3) poses[static_cast<size_t>(k)] += noise(random);  // translations
     for (int i = 9; i < 3 * points; ++i) start[static_cast<size_t>(i)] += noise(random);
-    const uint8_t pose_fixed[3] = {1, 0, 0};
-    std::vector<uint8_t> point_fixed(points, 0);
-    point_fixed[0] = point_fixed[1] = point_fixed[2] = 1;
+    const std::vector<uint8_t> point_fixed = views.point_fixed();
     ak_bundle_result result{};
-    const bool ran = ak_bundle_adjust(&kCamera, poses.data(), pose_fixed, 3, start.data(), point_fixed.data(), points, observations.data(),
-                                      static_cast<int>(observations.size()), nullptr, 0, nullptr, &result, nullptr) == AK_OK;
+    const bool ran = ak_bundle_adjust(&kCamera, poses.data(), ThreeViews::pose_fixed, 3, start.data(), point_fixed.data(), points,
+                                      observations.data(), static_cast<int>(observations.size()), nullptr, 0, nullptr, &result,
+                                      nullptr) == AK_OK;
     check(ran && result.initial_rms > 1, "bundle adjustment: starting RMS, px (perturbed)", result.initial_rms, 1);
     check(ran && result.final_rms < 1e-3, "bundle adjustment: final RMS, px", result.final_rms, 1e-3);
     check(ran && max_abs_difference(start.data(), X.data(), 3 * points) < 1e-3, "bundle adjustment: largest point error, m",
@@ -189,10 +197,7 @@ void pnp_rotation_prior() {
 // perturbed rotations the adjustment returns to the truth; a link refers to two of the poses.
 void bundle_adjustment_links() {
     const ThreeViews views = three_views();
-    const std::vector<std::vector<double>> &truth = views.truth;
-    const std::vector<double> &X = views.X;
-    const std::vector<ak_observation> &observations = views.observations;
-    const int points = views.points;
+    const auto &[truth, points, X, observations] = views;
     // turn = R_to R_from^T, row-major.
     std::vector<ak_rotation_link> links;
     for (int c = 1; c < 3; ++c) {
@@ -205,8 +210,7 @@ void bundle_adjustment_links() {
             }
         links.push_back(l);
     }
-    std::vector<double> poses, start = X;
-    for (const auto &p : truth) poses.insert(poses.end(), p.begin(), p.end());
+    std::vector<double> poses = views.poses(), start = X;
     // The free poses turned by 0.02 rad about z and moved.
     for (int c = 1; c < 3; ++c) {
         const std::vector<double> turned = pose(0, 0, 1, 0.02, 0, 0, 0);
@@ -222,14 +226,12 @@ void bundle_adjustment_links() {
             poses[12 * c + 4 * r + 3] += 0.02;
         }
     }
-    const uint8_t pose_fixed[3] = {1, 0, 0};
-    std::vector<uint8_t> point_fixed(points, 0);
-    point_fixed[0] = point_fixed[1] = point_fixed[2] = 1;
+    const uint8_t *pose_fixed = ThreeViews::pose_fixed;
+    const std::vector<uint8_t> point_fixed = views.point_fixed();
     ak_bundle_result result{};
     const bool ran = ak_bundle_adjust(&kCamera, poses.data(), pose_fixed, 3, start.data(), point_fixed.data(), points, observations.data(),
                                       static_cast<int>(observations.size()), links.data(), 2, nullptr, &result, nullptr) == AK_OK;
-    std::vector<double> all;
-    for (const auto &p : truth) all.insert(all.end(), p.begin(), p.end());
+    const std::vector<double> all = views.poses();
     check(ran && result.final_rms < 1e-3, "bundle adjustment with turns: final RMS, px", result.final_rms, 1e-3);
     check(ran && max_abs_difference(poses.data(), all.data(), 36) < 1e-4, "bundle adjustment with turns: largest pose element error",
           max_abs_difference(poses.data(), all.data(), 36), 1e-4);
